@@ -1,0 +1,3 @@
+from mcot.cli import main
+
+main()

@@ -1,0 +1,55 @@
+from pathlib import Path
+
+import pytest
+
+from benchmarks.item import Item, ItemError, ItemsWriter, prompt_view, read_items, write_items
+
+
+def _item(item_id: str = "a1", images: list[str] | None = None) -> Item:
+    return Item(
+        id=item_id,
+        benchmark="games",
+        category="maze",
+        question="Which exit?",
+        images=images or [],
+        choices=["A", "B"],
+        answer="A",
+        answer_type="choice",
+        meta={"path": [[0, 0], [0, 1]]},
+    )
+
+
+def test_round_trip_keeps_items_and_images(tmp_path: Path) -> None:
+    out = tmp_path / "items"
+    count = write_items(out, [(_item(images=["images/a1.png"]), {"images/a1.png": b"\x89PNG"})])
+    assert count == 1
+    assert read_items(out) == [_item(images=["images/a1.png"])]
+    assert (out / "images" / "a1.png").read_bytes() == b"\x89PNG"
+
+
+def test_failed_write_leaves_nothing_behind(tmp_path: Path) -> None:
+    out = tmp_path / "items"
+    with pytest.raises(ItemError, match="duplicate"), ItemsWriter(out) as writer:
+        writer.add(_item())
+        writer.add(_item())
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_image_path_may_not_escape(tmp_path: Path) -> None:
+    writer = ItemsWriter(tmp_path / "items")
+    with pytest.raises(ItemError, match="inside"):
+        writer.add_image("../../etc/passwd", b"x")
+    writer.abort()
+
+
+def test_prompt_view_hides_answer_and_meta(tmp_path: Path) -> None:
+    view = prompt_view(_item(), tmp_path)
+    dumped = view.model_dump()
+    assert "answer" not in dumped and "meta" not in dumped
+
+
+def test_bad_line_is_named(tmp_path: Path) -> None:
+    (tmp_path / "items.jsonl").write_text('{"id": "x"}\n')
+    with pytest.raises(ItemError, match=r"items\.jsonl:1"):
+        read_items(tmp_path)
