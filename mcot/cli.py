@@ -64,7 +64,7 @@ def gen_gepbench(
     native: Annotated[bool, typer.Option(help="also write the GePBench native layout")] = False,
 ) -> None:
     """GePBench-style geometric perception items (6 aspects, easy and hard)."""
-    _dispatch("gen", "gen_gepbench", out=out, n=n, seed=seed, level=level, native=native)
+    _dispatch("gen_gepbench", "gen_gepbench", out=out, n=n, seed=seed, level=level, native=native)
 
 
 @gen_app.command("games")
@@ -75,7 +75,7 @@ def gen_games(
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
 ) -> None:
     """RBench-V-style game and optics items with exact solution geometry."""
-    _dispatch("gen", "gen_games", out=out, task=task, n=n, seed=seed)
+    _dispatch("gen_games", "gen_games", out=out, task=task, n=n, seed=seed)
 
 
 @gen_app.command("report")
@@ -83,7 +83,7 @@ def gen_report(
     data: Annotated[Path, typer.Argument(help="items directory made by `mcot gen`")],
 ) -> None:
     """Answer-letter balance and validator agreement of a generated items directory."""
-    _dispatch("gen", "gen_report", data=data)
+    _dispatch("gen_gepbench", "gen_report", data=data)
 
 
 @app.command()
