@@ -1,0 +1,259 @@
+"""RBench-V: the Hugging Face layout (parquet or save_to_disk arrow files) and the VLMEvalKit TSV."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.ipc as ipc
+import pyarrow.parquet as pq
+
+from benchmarks.item import Item
+from benchmarks.loaders._answers import answer_letter, infer_answer_type, parse_options
+from benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image, decode_base64
+from benchmarks.loaders._paths import read_inside
+from benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
+
+BENCHMARK = "rbench-v"
+CATEGORY_FIELDS = ("catagory", "category", "subject")
+_KNOWN = {"catagory", "category", "subject", "question", "image", "answer"}
+_BATCH_ROWS = 32
+_SAFE_ID = re.compile(r"[^\w.\-]+")
+
+
+def source_files(src: Path) -> list[Path]:
+    """Return the data files of an RBench-V source: the file itself, or the parquet/arrow/TSV files under it."""
+    if src.is_file():
+        return [src]
+    files = sorted(p for p in src.rglob("*.parquet") if p.is_file())
+    files += sorted(p for p in src.rglob("*.arrow") if p.is_file() and not p.name.startswith("cache-"))
+    if not files:
+        files = sorted(p for p in src.rglob("*.tsv") if p.is_file())
+    return files
+
+
+def load_rbench_v(src: Path, tally: Tally, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Iterator[LoadedItem | Skip]:
+    """Yield RBench-V items (ids `<category>-<index within category>`) and skips from parquet, arrow or TSV."""
+    files = source_files(src)
+    if not files:
+        raise LoaderError(f"{src}: no .parquet, .arrow or .tsv files found for rbench-v")
+    root = src if src.is_dir() else src.parent
+    counters: Counter[str] = Counter()
+    for path in files:
+        rows = _tsv_rows(path) if path.suffix.lower() == ".tsv" else _arrow_rows(path)
+        for locator, row in rows:
+            if isinstance(row, Skip):
+                yield row
+                continue
+            tally.records += 1
+            try:
+                category = _category(row)
+                index = counters[category]
+                counters[category] += 1
+                yield _item(row, category, index, root, path, locator, max_pixels)
+            except SkipItem as skip:
+                yield Skip(locator, skip.kind, skip.reason)
+
+
+def _label(path: Path, row: int) -> str:
+    return f"{path.name}:row {row}"
+
+
+def _arrow_rows(path: Path) -> Iterator[tuple[str, dict[str, Any] | Skip]]:
+    """Yield (locator, row) from a parquet or arrow file, streaming by record batch; a broken file is one skip."""
+    n = 0
+    try:
+        batches = _batches(path)
+        for batch in batches:
+            for row in batch.to_pylist():
+                yield _label(path, n), row
+                n += 1
+    except (pa.ArrowException, OSError) as exc:
+        where = f"{path.name}" if n == 0 else f"{path.name}:row {n} onward"
+        yield where, Skip(where, "unreadable file", f"cannot read {path.name} past row {n}: {_one_line(exc)}")
+
+
+def _batches(path: Path) -> Iterator[pa.RecordBatch]:
+    if path.suffix.lower() == ".parquet":
+        yield from pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20).iter_batches(batch_size=_BATCH_ROWS)
+        return
+    with pa.memory_map(str(path)) as source:
+        try:
+            reader: Any = ipc.open_stream(source)
+        except pa.ArrowInvalid:
+            source.seek(0)
+            reader = ipc.open_file(source)
+            for k in range(reader.num_record_batches):
+                yield reader.get_batch(k)
+            return
+        yield from reader
+
+
+def _tsv_rows(path: Path) -> Iterator[tuple[str, dict[str, Any] | Skip]]:
+    """Yield (locator, row) from a VLMEvalKit TSV; a row with missing columns is a skip."""
+    csv.field_size_limit(sys.maxsize)
+    images_by_index: dict[str, str] = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.reader(handle, delimiter="\t")
+        try:
+            header = next(reader)
+        except (StopIteration, csv.Error) as exc:
+            raise LoaderError(f"{path}: no TSV header line ({exc})") from exc
+        missing = {"question", "answer"} - set(header)
+        if missing:
+            raise LoaderError(f"{path}: TSV lacks the column(s) {', '.join(sorted(missing))}")
+        n = 0
+        while True:
+            try:
+                fields = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                where = _label(path, n)
+                yield where, Skip(where, "malformed record", f"TSV row cannot be parsed: {_one_line(exc)}")
+                return
+            where = _label(path, n)
+            n += 1
+            if len(fields) != len(header):
+                yield (
+                    where,
+                    Skip(where, "malformed record", f"TSV row has {len(fields)} fields, the header has {len(header)}"),
+                )
+                continue
+            row: dict[str, Any] = dict(zip(header, fields, strict=True))
+            image = row.get("image", "")
+            if image and len(image) < 16 and image.strip().isdigit() and image.strip() in images_by_index:
+                row["image"] = images_by_index[image.strip()]
+            elif image and "index" in row:
+                images_by_index[str(row["index"]).strip()] = image
+            row["_tsv"] = True
+            yield where, row
+
+
+def _category(row: Mapping[str, Any]) -> str:
+    for name in CATEGORY_FIELDS:
+        value = row.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, str) or not value.strip():
+            raise SkipItem("wrong field type", f"{name} must be a non-empty string, got {value!r}")
+        return value.strip().lower()
+    raise SkipItem("missing field", "no category field (catagory, category or subject)")
+
+
+def _text(row: Mapping[str, Any], name: str) -> str:
+    value = row.get(name)
+    if value is None:
+        raise SkipItem("missing field", f"no {name} field")
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise SkipItem("wrong field type", f"{name} must be text, got {type(value).__name__}")
+    return str(value)
+
+
+def _image_bytes(value: Any, root: Path) -> bytes | None:
+    """Return the image bytes of an image cell (struct {bytes, path}, raw bytes, base64 text), None if empty."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        data = value.get("bytes")
+        if data:
+            if not isinstance(data, bytes):
+                raise SkipItem("wrong field type", f"image.bytes must be binary, got {type(data).__name__}")
+            return data
+        path = value.get("path")
+        if path:
+            return read_inside(root, path)
+        return None
+    if isinstance(value, bytes):
+        return value or None
+    if isinstance(value, str):
+        return None if not value.strip() else decode_base64(value)
+    raise SkipItem(
+        "wrong field type", f"image must be an image struct, bytes or base64 text, got {type(value).__name__}"
+    )
+
+
+def _tsv_images(value: str) -> list[bytes]:
+    text = value.strip()
+    if not text:
+        return []
+    if text.startswith("["):
+        try:
+            parts = ast.literal_eval(text)
+        except (ValueError, SyntaxError) as exc:
+            raise SkipItem("invalid base64", "image field looks like a list but cannot be parsed") from exc
+        return [decode_base64(str(part)) for part in parts]
+    return [decode_base64(text)]
+
+
+def _item(
+    row: dict[str, Any], category: str, index: int, root: Path, path: Path, locator: str, max_pixels: int
+) -> LoadedItem:
+    item_id = f"{_SAFE_ID.sub('_', category)}-{index:04d}"
+    question = _text(row, "question")
+    answer = _text(row, "answer").strip()
+    from_tsv = bool(row.pop("_tsv", False))
+    raw_images = (
+        _tsv_images(row.get("image") or "") if from_tsv else [b for b in [_image_bytes(row.get("image"), root)] if b]
+    )
+    images: dict[str, bytes] = {}
+    image_meta = []
+    for k, data in enumerate(raw_images):
+        checked = check_image(data, max_pixels=max_pixels)
+        suffix = "" if len(raw_images) == 1 else f"-{k}"
+        rel = f"images/rbench-v/{item_id}{suffix}{checked.suffix}"
+        images[rel] = checked.data
+        image_meta.append({"width": checked.width, "height": checked.height, "mode": checked.mode})
+    meta: dict[str, Any] = {"source": path.name, "locator": locator}
+    if image_meta:
+        meta["image"] = image_meta[0] if len(image_meta) == 1 else image_meta
+    for key, value in row.items():
+        if key not in _KNOWN:
+            meta[key] = _jsonable(value)
+    choices = parse_options(question)
+    letter = answer_letter(answer, choices) if choices else None
+    if choices and letter is not None:
+        if letter != answer:
+            meta["answer_raw"] = answer
+        answer_type, answer = "choice", letter
+    else:
+        if choices:
+            meta["parsed_options"] = choices
+        choices = None
+        answer_type = infer_answer_type(answer)
+    item = Item(
+        id=item_id,
+        benchmark=BENCHMARK,
+        category=category,
+        question=question,
+        images=list(images),
+        choices=choices,
+        answer=answer,
+        answer_type=answer_type,  # type: ignore[arg-type]
+        meta=meta,
+    )
+    return LoadedItem(item, images)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return str(value)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

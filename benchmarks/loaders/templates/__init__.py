@@ -1,0 +1,1 @@
+"""Question templates of the loaders (text files loaded by name)."""
