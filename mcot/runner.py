@@ -183,7 +183,7 @@ async def run_items_async(config: RunConfig, *, progress: Callable[[int, int], N
     budget = Budget(
         max_steps=config.max_steps,
         max_output_tokens=config.max_output_tokens,
-        wall_clock_s=config.item_timeout_s,
+        item_timeout_s=config.item_timeout_s,
         max_canvas_images=config.max_canvas_images,
     )
     semaphore = asyncio.Semaphore(max(1, config.concurrency))

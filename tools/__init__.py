@@ -1,0 +1,24 @@
+"""Tools a model can call: canvas operations plus physics, optics, geometry, graph and perception tools.
+
+Each tool is a typed function with a pydantic argument model and a docstring (see `registry`); `call` runs one
+and never raises; the schema functions give the same tools to OpenAI, Anthropic and OpenAI-compatible servers.
+"""
+
+from tools.canvas_ops import CANVAS_TOOLS
+from tools.errors import ToolError, ToolTimeout
+from tools.registry import ToolSpec, call, registry
+from tools.result import ToolResult
+from tools.schemas import anthropic_tools, compatible_tools, openai_tools
+
+__all__ = [
+    "CANVAS_TOOLS",
+    "ToolError",
+    "ToolResult",
+    "ToolSpec",
+    "ToolTimeout",
+    "anthropic_tools",
+    "call",
+    "compatible_tools",
+    "openai_tools",
+    "registry",
+]
