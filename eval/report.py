@@ -1,0 +1,182 @@
+"""Reports: RUN/report.md and RUN/report.html with the tables and figures of a scored run."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from eval.compare import Comparison, Side, compare_sides
+from eval.errors import EvalError
+from eval.metrics import Table, benchmark_tables, by_mode, tally
+from eval.rundir import Run, Score, write_text_atomic
+from eval.stats import wilson_interval
+
+FIGURES_DIR = "figures"
+
+
+def method_table(scores: Sequence[Score]) -> Table:
+    """Return how many scores each method decided, per mode."""
+    methods = ("rule", "judge", "judge_error", "none")
+    table = Table("How scores were decided", ["Mode", *methods, "total"])
+    for mode, group in by_mode(scores).items():
+        counts = Counter(score.method for score in group)
+        table.rows.append([mode, *(str(counts.get(m, 0)) for m in methods), str(len(group))])
+    table.notes.append(
+        "rule: settled by extraction and matching; judge: by the judge model; judge_error: the judge failed or "
+        "replied unparsably (not counted); none: unjudged, rules could not decide and no judge was given (not counted)"
+    )
+    return table
+
+
+def run_comparison(run: Run, scores: Sequence[Score], seed: int = 0) -> Comparison | None:
+    """Return text vs canvas for a run that has both modes (None otherwise or when nothing pairs)."""
+    modes = {score.mode for score in scores}
+    if not {"text", "canvas"} <= modes:
+        return None
+    sides = []
+    for mode in ("text", "canvas"):
+        results = {item_id: row for (item_id, row_mode), row in run.results.items() if row_mode == mode}
+        sides.append(Side(mode, {s.id: s for s in scores if s.mode == mode}, results))
+    try:
+        return compare_sides(sides[0], sides[1], seed=seed)
+    except EvalError:
+        return None
+
+
+def _figures(run: Run, scores: Sequence[Score], out: Path) -> list[tuple[str, str]]:
+    """Write the figures into `out` and return (title, path relative to the run) pairs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    made: list[tuple[str, str]] = []
+    groups: dict[str, dict[str, list[Score]]] = defaultdict(lambda: defaultdict(list))
+    for score in scores:
+        groups[f"{score.benchmark}/{score.category}"][score.mode].append(score)
+    modes = list(by_mode(scores))
+    names = sorted(groups)
+    if names and modes:
+        fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(names) * max(1, len(modes))), 4.0))
+        width = 0.8 / len(modes)
+        for offset, mode in enumerate(modes):
+            heights, lows, highs = [], [], []
+            for name in names:
+                t = tally(groups[name].get(mode, []))
+                interval = wilson_interval(t.correct, t.decided)
+                value = 0.0 if t.decided == 0 else 100 * interval.estimate
+                heights.append(value)
+                lows.append(0.0 if t.decided == 0 else max(0.0, value - 100 * interval.low))
+                highs.append(0.0 if t.decided == 0 else max(0.0, 100 * interval.high - value))
+            xs = [i + offset * width - 0.4 + width / 2 for i in range(len(names))]
+            ax.bar(xs, heights, width, yerr=[lows, highs], capsize=3, label=mode)
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, rotation=30, ha="right")
+        ax.set_ylabel("accuracy (%)")
+        ax.set_ylim(0, 105)
+        ax.set_title("Accuracy per category by mode (95% Wilson intervals)")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(out / "accuracy.png", dpi=100)
+        plt.close(fig)
+        made.append(("Accuracy per category by mode", f"{FIGURES_DIR}/accuracy.png"))
+    for key, label, filename in (("steps", "steps per item", "steps.png"), ("cost", "cost per item ($)", "cost.png")):
+        values: dict[str, list[float]] = defaultdict(list)
+        for (_, mode), row in run.results.items():
+            value = row.get("steps") if key == "steps" else (row.get("usage") or {}).get("cost_usd")
+            if isinstance(value, int | float):
+                values[mode].append(float(value))
+        if not values:
+            continue
+        fig, ax = plt.subplots(figsize=(6.0, 3.5))
+        for mode, data in sorted(values.items()):
+            ax.hist(data, bins=min(30, max(5, len(set(data)))), alpha=0.6, label=f"{mode} (n={len(data)})")
+        ax.set_xlabel(label)
+        ax.set_ylabel("items")
+        ax.set_title(f"Distribution of {label}")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(out / filename, dpi=100)
+        plt.close(fig)
+        made.append((f"Distribution of {label}", f"{FIGURES_DIR}/{filename}"))
+    return made
+
+
+def _header(run: Run, scores: Sequence[Score]) -> list[tuple[str, str]]:
+    manifest = run.manifest
+    model = (manifest.get("model") or {}).get("spec", "?")
+    dataset = manifest.get("dataset") or {}
+    judges = sorted({str(s.judge.get("spec")) for s in scores if s.judge})
+    return [
+        ("model", str(model)),
+        ("modes", ", ".join(by_mode(scores)) or "—"),
+        (
+            "dataset",
+            f"{dataset.get('path', '?')} (sha256 {str(dataset.get('sha256', '?'))[:12]}, {len(run.items)} items)",
+        ),
+        ("judge", ", ".join(judges) if judges else "none (rules only)"),
+        ("scored", f"{len(scores)} (item, mode) pairs"),
+    ]
+
+
+def build_report(run: Run, scores: Sequence[Score], *, figures: bool = True) -> tuple[str, str]:
+    """Return (markdown, html) of the report of a scored run, writing its figures under RUN/figures."""
+    tables = [method_table(scores), *benchmark_tables(scores)]
+    comparison = run_comparison(run, scores)
+    if comparison is not None:
+        tables += comparison.tables()
+    made = _figures(run, scores, run.root / FIGURES_DIR) if figures and scores else []
+    header = _header(run, scores)
+    md = ["# mcot report", ""] + [f"- **{key}**: {value}" for key, value in header] + [""]
+    md += [table.markdown() for table in tables]
+    if made:
+        md.append("## Figures\n")
+        md += [f"![{title}]({path})\n" for title, path in made]
+    markdown = "\n".join(md)
+    return markdown, _html(header, tables, made)
+
+
+def _inline(text: str) -> str:
+    escaped = html.escape(text)
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
+
+
+def _html(header: list[tuple[str, str]], tables: list[Table], made: list[tuple[str, str]]) -> str:
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>mcot report</title><style>"
+        "body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}"
+        "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}"
+        "td:first-child,th:first-child{text-align:left}th{background:#eee}.note{color:#555;font-size:.9em}"
+        "img{max-width:100%}</style></head><body><h1>mcot report</h1><ul>"
+    ]
+    parts += [f"<li><b>{html.escape(key)}</b>: {html.escape(value)}</li>" for key, value in header]
+    parts.append("</ul>")
+    for table in tables:
+        parts.append(f"<h3>{html.escape(table.title)}</h3><table><tr>")
+        parts += [f"<th>{html.escape(column)}</th>" for column in table.columns]
+        parts.append("</tr>")
+        for row in table.rows:
+            parts.append("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>")
+        parts.append("</table>")
+        parts += [f"<p class='note'>{_inline(note)}</p>" for note in table.notes]
+    if made:
+        parts.append("<h2>Figures</h2>")
+        parts += [
+            f"<figure><img src='{html.escape(path)}' alt='{html.escape(title)}'><figcaption>{html.escape(title)}</figcaption></figure>"
+            for title, path in made
+        ]
+    parts.append("</body></html>\n")
+    return "".join(parts)
+
+
+def write_report(run: Run, scores: Sequence[Score], *, figures: bool = True) -> dict[str, Any]:
+    """Write RUN/report.md and RUN/report.html; return their paths."""
+    markdown, page = build_report(run, scores, figures=figures)
+    md_path = write_text_atomic(run.root / "report.md", markdown)
+    html_path = write_text_atomic(run.root / "report.html", page)
+    return {"markdown": md_path, "html": html_path}

@@ -1,0 +1,29 @@
+"""Adapting a model backend to eval's judge protocol (`spec` and `async ask(prompt, images)`), at temperature 0."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from eval.judges import JudgeModel
+
+
+class BackendJudge:
+    """A judge that asks an agents model backend one question at temperature 0."""
+
+    def __init__(self, spec: str, backend: Any) -> None:
+        self.spec = spec
+        self._backend = backend
+
+    async def ask(self, prompt: str, images: Sequence[bytes] = ()) -> str:
+        """Return the backend's reply text to `prompt` (with `images`), asked at temperature 0."""
+        from agents import ask_text
+
+        return await ask_text(self._backend, prompt, images=tuple(images), temperature=0.0)
+
+
+def judge_from_spec(spec: str, base_url: str | None = None) -> JudgeModel:
+    """Return a judge for a model SPEC (openai:M, anthropic:M, openai-compatible:M, scripted:FILE, offline)."""
+    from agents import load_model
+
+    return BackendJudge(spec, load_model(spec, base_url=base_url))
