@@ -1,0 +1,177 @@
+"""The GePBench engine end to end: description, rendering, questions, pixel validation, items (and native files)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.generators.gepbench.placement import Figure, place_figure
+from benchmarks.generators.gepbench.questions import ASPECTS, LetterBalancer, Question, make_questions
+from benchmarks.generators.gepbench.render import Style, choose_style, encode_jpeg, render
+from benchmarks.generators.gepbench.validator import PixelValidator, Verdict
+from benchmarks.item import Item, ItemsWriter
+
+LEVELS: tuple[str, ...] = ("easy", "hard")
+LEVEL_IDS = {"easy": 0, "hard": 1}
+NATIVE_FILES = {aspect: ("relation" if aspect == "relationship" else aspect) for aspect in ASPECTS}
+SUMMARY_FILE = "generation.json"
+
+
+@dataclass
+class FigureResult:
+    """One generated figure: its description, style, image bytes and the questions kept, with verdicts."""
+
+    level: str
+    index: int
+    figure: Figure
+    style: Style
+    image: bytes
+    kept: list[tuple[Question, Verdict]]
+    dropped: list[tuple[Question, Verdict]]
+    description: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class GenerationStats:
+    """Counts over a generation run: figures, questions kept and dropped, validator agreement, letters."""
+
+    figures: Counter[str] = field(default_factory=Counter)
+    kept: Counter[str] = field(default_factory=Counter)  # by "level/aspect"
+    dropped: Counter[str] = field(default_factory=Counter)
+    checked: int = 0
+    agreed: int = 0
+    unchecked: int = 0
+    letters: Counter[str] = field(default_factory=Counter)
+
+    def add(self, result: FigureResult) -> None:
+        """Count one figure's questions."""
+        self.figures[result.level] += 1
+        for question, verdict in result.kept:
+            self.kept[f"{result.level}/{question.aspect}"] += 1
+            self.letters[question.letter] += 1
+            if verdict.agree is None:
+                self.unchecked += 1
+            else:
+                self.checked += 1
+                self.agreed += 1
+        for question, _ in result.dropped:
+            self.dropped[f"{result.level}/{question.aspect}"] += 1
+            self.checked += 1
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the counts as a JSON-ready dict (what `mcot gen report` reads)."""
+        return {
+            "figures": dict(sorted(self.figures.items())),
+            "questions": sum(self.kept.values()),
+            "kept": dict(sorted(self.kept.items())),
+            "dropped": dict(sorted(self.dropped.items())),
+            "validator": {
+                "checked": self.checked,
+                "agreed": self.agreed,
+                "contradicted": self.checked - self.agreed,
+                "unchecked": self.unchecked,
+                "agreement": round(self.agreed / self.checked, 4) if self.checked else None,
+            },
+            "letters": {k: self.letters.get(k, 0) for k in "ABCD"},
+        }
+
+
+def make_figure(level: str, index: int, seed: int, balancer: LetterBalancer, validate: bool = True) -> FigureResult:
+    """Return one figure with its questions; the same (level, index, seed, balancer state) gives the same bytes."""
+    rng = np.random.default_rng([seed, LEVEL_IDS[level], index])
+    figure = place_figure(level, rng)
+    style = choose_style(figure, rng)
+    raster = render(figure, style, rng)
+    image = encode_jpeg(raster)
+    questions = make_questions(figure, rng, balancer)
+    kept: list[tuple[Question, Verdict]] = []
+    dropped: list[tuple[Question, Verdict]] = []
+    validator = PixelValidator(raster, figure, style.widths) if validate else None
+    for question in questions:
+        verdict = validator.verdict(question) if validator is not None else Verdict(None)
+        if verdict.agree is False:
+            balancer.release(question.balance_key, question.answer)
+            dropped.append((question, verdict))
+        else:
+            kept.append((question, verdict))
+    return FigureResult(level, index, figure, style, image, kept, dropped, figure.native())
+
+
+def plan(n: int, level: str) -> list[tuple[str, int]]:
+    """Return the (level, figures) split: all N for one level, or N split easy-first between both."""
+    if level in LEVELS:
+        return [(level, n)]
+    return [("easy", (n + 1) // 2), ("hard", n // 2)]
+
+
+def _item(result: FigureResult, question: Question, qid: int, verdict: Verdict, image_path: str) -> Item:
+    meta = {
+        "level": result.level,
+        "image_id": result.index,
+        "question_id": qid,
+        "description": result.description,
+        "style": result.style.as_meta(),
+        "validator": verdict.as_meta(),
+    }
+    return Item(
+        id=f"gepbench-{result.level}-{result.index:06d}-{question.aspect}-{qid}",
+        benchmark="gepbench",
+        category=question.aspect,
+        question=question.text,
+        images=[image_path],
+        choices=question.choices,
+        answer=question.letter,
+        answer_type="choice",
+        meta=meta,
+    )
+
+
+def generate(out: Path, n: int, seed: int, level: str = "both", native: bool = False) -> GenerationStats:
+    """Write N figures' questions as an items directory at `out` (atomically); return the run's counts."""
+    with ItemsWriter(out) as writer:
+        return write(writer, n, seed, level, native)
+
+
+def write(writer: ItemsWriter, n: int, seed: int, level: str = "both", native: bool = False) -> GenerationStats:
+    """Add N figures' items (and with `native` the public layout) to an open writer; return the counts."""
+    stats = GenerationStats()
+    balancer = LetterBalancer()
+    for lvl, count in plan(n, level):
+        rules: list[dict[str, Any]] = []
+        vqa: dict[str, list[str]] = {aspect: [] for aspect in ASPECTS}
+        for index in range(count):
+            result = make_figure(lvl, index, seed, balancer)
+            stats.add(result)
+            name = f"{lvl}_{index:08d}.jpg"
+            path = writer.add_image(name, result.image)
+            per_aspect: Counter[str] = Counter()
+            for question, verdict in result.kept:
+                qid = per_aspect[question.aspect]
+                per_aspect[question.aspect] += 1
+                writer.add(_item(result, question, qid, verdict, path))
+                if native:
+                    choices, answer = question.native()
+                    record = {
+                        "image_id": index,
+                        "question_id": qid,
+                        "question": question.text,
+                        "choices": choices,
+                        "answer": answer,
+                    }
+                    vqa[question.aspect].append(json.dumps(record))
+            if native:
+                writer.add_file(f"figures/{name}", result.image)
+                rules.append(result.description)
+        if native:
+            writer.add_file(f"rules-{lvl}.json", json.dumps(rules, indent=1).encode())
+            for aspect, lines in vqa.items():
+                text = "".join(line + "\n" for line in lines)
+                writer.add_file(f"vqa-{lvl}/{NATIVE_FILES[aspect]}.jsonl", text.encode())
+    summary = {"generator": "gepbench", "n": n, "seed": seed, "level": level, "native": native, **stats.as_dict()}
+    writer.add_file(SUMMARY_FILE, (json.dumps(summary, indent=1) + "\n").encode())
+    return stats

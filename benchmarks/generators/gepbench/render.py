@@ -1,0 +1,158 @@
+"""Rasterising a figure: 640x640 8-bit grayscale, clean black strokes (easy) or hand-drawn grey strokes (hard).
+
+cairo draws anti-aliased strokes into an alpha-only surface (one byte a pixel); the image is 255 minus that
+alpha. Hard figures get a smooth sideways wobble along each stroke, a grey level and width per shape, and
+Gaussian pixel noise on half of them. Images are stored as JPEG, like the public release.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass
+from functools import cache
+from statistics import NormalDist
+
+import cairocffi as cairo
+import numpy as np
+from PIL import Image
+
+from benchmarks.generators.gepbench.placement import Figure
+from benchmarks.generators.gepbench.shapes import Shape
+
+SIZE = 640
+JPEG_QUALITY = 92
+WOBBLE_PX = 1.2  # largest sideways displacement of a hand-drawn stroke
+NOISE_SIGMAS = (5, 6, 7, 8, 9, 10)  # grey levels; Gaussian noise is drawn on half of the hard figures
+
+
+@cache
+def _unit_quantiles() -> np.ndarray:
+    unit = NormalDist()
+    return np.array([unit.inv_cdf((k + 0.5) / 65536) for k in range(65536)])
+
+
+@cache
+def _noise_table(sigma: float) -> np.ndarray:
+    """Return 65536 rounded N(0, sigma) quantiles: indexing it with uniform 16-bit draws samples the noise."""
+    return np.rint(_unit_quantiles() * sigma).astype(np.int16)
+
+
+@dataclass(frozen=True)
+class Style:
+    """How one figure is drawn: per-shape grey levels and widths, wobble on or off, noise sigma (0 = none)."""
+
+    greys: tuple[int, ...]
+    widths: tuple[float, ...]
+    hand_drawn: bool
+    noise_sigma: float
+
+    def as_meta(self) -> dict[str, object]:
+        """Return the style as a JSON-ready dict for an item's meta."""
+        return {
+            "greys": list(self.greys),
+            "widths": list(self.widths),
+            "hand_drawn": self.hand_drawn,
+            "noise_sigma": self.noise_sigma,
+        }
+
+
+def choose_style(figure: Figure, rng: np.random.Generator) -> Style:
+    """Return the drawing style: black 2.5 px strokes for easy, grey wobbly strokes (+ noise on half) for hard."""
+    n = len(figure.shapes)
+    if figure.level == "easy":
+        return Style((0,) * n, (2.5,) * n, False, 0.0)
+    greys = tuple(int(g) for g in rng.integers(30, 140, n))
+    widths = tuple(round(float(w), 2) for w in rng.uniform(2.0, 3.2, n))
+    sigma = float(NOISE_SIGMAS[int(rng.integers(len(NOISE_SIGMAS)))]) if rng.random() < 0.5 else 0.0
+    return Style(greys, widths, True, sigma)
+
+
+def to_pixels(points: np.ndarray) -> np.ndarray:
+    """Return unit-square points (y up) as pixel coordinates (y down)."""
+    out = np.empty_like(points)
+    out[:, 0] = points[:, 0] * SIZE
+    out[:, 1] = (1.0 - points[:, 1]) * SIZE
+    return out
+
+
+def _densify(px: np.ndarray, closed: bool, step: float = 10.0) -> np.ndarray:
+    pts = np.vstack([px, px[:1]]) if closed else px
+    seg = np.diff(pts, axis=0)
+    counts = np.maximum(1, np.ceil(np.hypot(seg[:, 0], seg[:, 1]) / step).astype(int))
+    owner = np.repeat(np.arange(len(seg)), counts)
+    frac = (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)) / counts[owner]
+    return np.vstack([pts[owner] + seg[owner] * frac[:, None], pts[-1:]])
+
+
+def _wobble(px: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    seg = np.gradient(px, axis=0)
+    norm = np.hypot(seg[:, 0], seg[:, 1])
+    norm[norm == 0] = 1.0
+    normal = np.stack([-seg[:, 1] / norm, seg[:, 0] / norm], axis=1)
+    s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(px, axis=0).T))])
+    offset = np.zeros(len(px))
+    for amp, wave in ((0.65, 220.0), (0.35, 90.0)):
+        offset += amp * np.sin(2 * math.pi * s / (wave * float(rng.uniform(0.7, 1.3))) + float(rng.uniform(0, 6.3)))
+    return px + normal * (offset * WOBBLE_PX)[:, None]
+
+
+def _stroke_points(shape: Shape, hand_drawn: bool, rng: np.random.Generator) -> np.ndarray:
+    px = to_pixels(shape.array)
+    if hand_drawn:
+        px = _wobble(_densify(px, shape.closed), rng)
+    elif shape.closed:
+        px = np.vstack([px, px[:1]])
+    return px
+
+
+def _ellipse_path(ctx: cairo.Context, shape: Shape) -> None:
+    """Add an exact ellipse path (cairo's own arc) in pixel coordinates."""
+    p = shape.params
+    cx, cy = p["center"]
+    ctx.save()
+    ctx.translate(cx * SIZE, (1.0 - cy) * SIZE)
+    ctx.rotate(-p["rotation"])  # y points down in pixels
+    ctx.scale(p["major_axis"] * SIZE, p["minor_axis"] * SIZE)
+    ctx.arc(0.0, 0.0, 1.0, 0.0, 2 * math.pi)
+    ctx.restore()  # the stroke keeps a uniform width: the path is built scaled, stroked unscaled
+
+
+def render(figure: Figure, style: Style, rng: np.random.Generator) -> np.ndarray:
+    """Return the figure as a (640, 640) uint8 array, white background, dark strokes."""
+    surface = cairo.ImageSurface(cairo.FORMAT_A8, SIZE, SIZE)
+    ctx = cairo.Context(surface)
+    ctx.set_line_join(cairo.LINE_JOIN_BEVEL)
+    ctx.set_line_cap(cairo.LINE_CAP_ROUND)
+    for shape, grey, width in zip(figure.shapes, style.greys, style.widths, strict=True):
+        ctx.set_source_rgba(0, 0, 0, 1.0 - grey / 255.0)
+        ctx.set_line_width(width)
+        if not style.hand_drawn and shape.kind in ("circle", "ellipse"):
+            _ellipse_path(ctx, shape)
+        else:
+            pts = _stroke_points(shape, style.hand_drawn, rng)
+            ctx.move_to(float(pts[0, 0]), float(pts[0, 1]))
+            for x, y in pts[1:].tolist():
+                ctx.line_to(x, y)
+        ctx.stroke()
+    surface.flush()
+    stride = surface.get_stride()
+    alpha = np.frombuffer(surface.get_data(), dtype=np.uint8).reshape(SIZE, stride)[:, :SIZE]
+    if style.noise_sigma <= 0:
+        return np.subtract(255, alpha, dtype=np.uint8)
+    image = 255 - alpha.astype(np.int16)
+    image += _noise_table(style.noise_sigma)[rng.integers(0, 1 << 16, image.shape, dtype=np.uint16)]
+    return np.clip(image, 0, 255).astype(np.uint8)
+
+
+def encode_jpeg(image: np.ndarray) -> bytes:
+    """Return the image as 8-bit grayscale JPEG bytes (deterministic for the same pixels)."""
+    buffer = io.BytesIO()
+    Image.fromarray(image, mode="L").save(buffer, format="JPEG", quality=JPEG_QUALITY)
+    return buffer.getvalue()
+
+
+def decode(data: bytes) -> np.ndarray:
+    """Return encoded image bytes as a (H, W) uint8 array."""
+    with Image.open(io.BytesIO(data)) as im:
+        return np.asarray(im.convert("L"))

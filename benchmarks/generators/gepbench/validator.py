@@ -1,0 +1,207 @@
+"""An independent check of each answer against the rendered pixels (the raster that is JPEG-encoded).
+
+The validator shares no measuring code with the question writer: it thresholds the image, takes the dark
+pixels in a band around each shape's outline (at half resolution), and measures them. What it can re-derive:
+- strokes: the number of connected stroke groups (after 4x max-pooling) equals the description's count of
+  touching/crossing groups (a shape missing, merged by a near-touch, or split shows up here);
+- visible: every shape's outline is covered by dark pixels;
+- span and area: the shape's pixel extent, and its filled pixel area, are nearest to the answer's value;
+- quadrant, region, area order: centroids and areas measured from pixels put shapes where the answer says.
+Relationship questions have no pixel check (reported as unchecked). A question any check contradicts is dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from benchmarks.generators.gepbench.labeling import count_components
+from benchmarks.generators.gepbench.placement import Figure
+from benchmarks.generators.gepbench.questions import REGIONS, Question
+from benchmarks.generators.gepbench.render import SIZE, to_pixels
+
+DARK = 200  # pixels darker than this are stroke
+HALF = SIZE // 2  # shapes are measured at half resolution
+HALF_BAND = 5  # half-resolution px: width of the band around an outline whose dark pixels belong to that shape
+POOL = 4
+MIN_COVERAGE = 0.9
+
+
+@dataclass
+class ShapePixels:
+    """Pixel measurements of one shape (unit square, y up)."""
+
+    span: tuple[float, float]
+    centroid: tuple[float, float]
+    area: float
+
+
+@dataclass
+class Verdict:
+    """The validator's finding for one question: agree True/False, or None when nothing could be checked."""
+
+    agree: bool | None
+    checks: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_meta(self) -> dict[str, Any]:
+        """Return the verdict as a JSON-ready dict."""
+        return {"agree": self.agree, "checks": self.checks}
+
+
+def _fill_inside(m: np.ndarray) -> np.ndarray:
+    """Return the pixels enclosed by the strokes in m (odd number of stroke runs on all four sides)."""
+    inside = ~m
+    for axis in (0, 1):
+        shifted = np.zeros_like(m)
+        if axis == 1:
+            shifted[:, 1:] = m[:, :-1]
+        else:
+            shifted[1:, :] = m[:-1, :]
+        starts = (m & ~shifted).view(np.uint8)
+        before = np.bitwise_xor.accumulate(starts, axis=axis)
+        total = before[:, -1:] if axis == 1 else before[-1:, :]
+        inside &= (before == 1) & ((total ^ before) == 1)
+    return inside
+
+
+class PixelValidator:
+    """Measures a rendered figure; `verdict(question)` checks one question against the measurements."""
+
+    def __init__(self, image: np.ndarray, figure: Figure, widths: tuple[float, ...] | None = None) -> None:
+        self.figure = figure
+        self.dark = np.asarray(image) < DARK
+        self.widths = widths if widths is not None else (2.5,) * len(figure.shapes)
+        self._shapes: dict[int, ShapePixels] = {}
+        self._groups: int | None = None
+        self._coverage: list[float] = []
+        self._dark_half: np.ndarray | None = None
+
+    def groups(self) -> int:
+        """Return the number of connected stroke groups seen in the pixels."""
+        if self._groups is None:
+            # 4 neighbouring bytes of a row viewed as one uint32: non-zero when any of them is dark
+            packed = np.ascontiguousarray(self.dark).view(np.uint32).reshape(SIZE, SIZE // POOL) != 0
+            pooled = packed.reshape(SIZE // POOL, POOL, SIZE // POOL).any(axis=1)
+            self._groups = count_components(pooled, min_size=3)
+        return self._groups
+
+    def shape(self, index: int) -> ShapePixels:
+        """Return the pixel measurements of shape `index`."""
+        if index not in self._shapes:
+            self._shapes[index] = self._measure(index)
+        return self._shapes[index]
+
+    def _half(self) -> np.ndarray:
+        """Return the dark mask at half resolution (a 2x2 block is dark when any of its pixels is)."""
+        if self._dark_half is None:
+            pairs = np.ascontiguousarray(self.dark).view(np.uint16).reshape(SIZE, HALF) != 0
+            self._dark_half = pairs.reshape(HALF, 2, HALF).any(axis=1)
+        return self._dark_half
+
+    def _measure(self, index: int) -> ShapePixels:
+        """Measure one shape at half resolution: its dark pixels within a band around its outline."""
+        shape = self.figure.shapes[index]
+        px = to_pixels(shape.array) / 2.0
+        x0, y0 = np.floor(px.min(axis=0)).astype(int) - HALF_BAND
+        x1, y1 = np.ceil(px.max(axis=0)).astype(int) + HALF_BAND
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, HALF), min(y1, HALF)
+        band = Image.new("1", (x1 - x0, y1 - y0), 0)
+        local = px - [x0, y0]
+        if shape.closed:
+            local = np.vstack([local, local[:1]])
+        ImageDraw.Draw(band).line([tuple(p) for p in local.tolist()], fill=1, width=HALF_BAND)
+        mask = np.asarray(band, dtype=bool) & self._half()[y0:y1, x0:x1]
+        cols_hit = np.flatnonzero(mask.any(axis=0))
+        rows_hit = np.flatnonzero(mask.any(axis=1))
+        if len(cols_hit) == 0:
+            return ShapePixels((0.0, 0.0), (0.5, 0.5), 0.0)
+        width = self.widths[index] + 1.0  # a half-resolution block reaches up to a pixel beyond the stroke
+        span = (
+            max(0.0, 2.0 * float(cols_hit[-1] - cols_hit[0] + 1) - width) / SIZE,
+            max(0.0, 2.0 * float(rows_hit[-1] - rows_hit[0] + 1) - width) / SIZE,
+        )
+        area = 0.0
+        filled = mask
+        if shape.closed:
+            inside = _fill_inside(mask)
+            filled = inside | mask
+            area = 4.0 * (float(inside.sum()) + 0.5 * float(mask.sum())) / SIZE**2
+        total = float(filled.sum())
+        cx = (2.0 * (float(filled.sum(axis=0) @ np.arange(filled.shape[1])) / total + x0) + 1.0) / SIZE
+        cy = 1.0 - (2.0 * (float(filled.sum(axis=1) @ np.arange(filled.shape[0])) / total + y0) + 1.0) / SIZE
+        return ShapePixels(span, (cx, cy), area)
+
+    def coverage(self, index: int) -> float:
+        """Return the share of points every ~4 px along shape `index`'s outline with a dark pixel within 1 px."""
+        if not self._coverage:
+            self._coverage = self._all_coverage()
+        return self._coverage[index]
+
+    def _all_coverage(self) -> list[float]:
+        points, owners = [], []
+        for index, shape in enumerate(self.figure.shapes):
+            px = to_pixels(shape.array)
+            if shape.closed:
+                px = np.vstack([px, px[:1]])
+            arc = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(px, axis=0).T))])
+            at = np.arange(0.0, arc[-1] + 1e-9, 4.0)
+            points.append(np.stack([np.interp(at, arc, px[:, 0]), np.interp(at, arc, px[:, 1])], axis=1))
+            owners.append(np.full(len(at), index))
+        pts = np.rint(np.vstack(points)).astype(int)
+        cols = np.clip(pts[:, 0], 1, SIZE - 2)
+        rows = np.clip(pts[:, 1], 1, SIZE - 2)
+        hit = np.zeros(len(rows), dtype=bool)
+        for dr in (-1, 0, 1):
+            for dc in (-1, 0, 1):
+                hit |= self.dark[rows + dr, cols + dc]
+        owner = np.concatenate(owners)
+        n = len(self.figure.shapes)
+        totals = np.bincount(owner, minlength=n)
+        hits = np.bincount(owner, weights=hit, minlength=n)
+        return (hits / np.maximum(totals, 1)).tolist()
+
+    def verdict(self, question: Question) -> Verdict:
+        """Return whether the pixels agree with the question's answer, check by check."""
+        results: list[dict[str, Any]] = []
+        for check in question.checks:
+            ok, measured = self._run(check)
+            results.append({"check": check["check"], "ok": bool(ok), "measured": measured})
+        if not results:
+            return Verdict(None, [])
+        return Verdict(all(r["ok"] for r in results), results)
+
+    def _run(self, check: dict[str, Any]) -> tuple[bool, Any]:
+        kind = check["check"]
+        if kind == "strokes":
+            seen, expected = self.groups(), self.figure.groups()
+            return seen == expected, {"seen": seen, "expected": expected}
+        if kind == "visible":
+            low = min(self.coverage(i) for i in range(len(self.figure.shapes)))
+            return low >= MIN_COVERAGE, round(low, 3)
+        if kind in ("span", "area"):
+            m = self.shape(check["shape"])
+            value = m.area if kind == "area" else m.span[check["axis"]]
+            values = check["values"]
+            nearest = int(np.argmin([abs(v - value) for v in values]))
+            truth_index = int(np.argmin([abs(v - check["truth"]) for v in values]))
+            return nearest == truth_index, round(value, 4)
+        if kind == "quadrant":
+            cx, cy = self.shape(check["shape"]).centroid
+            ox, oy = (0.5, 0.5) if check["of"] is None else self.shape(check["of"]).centroid
+            seen = ("upper " if cy > oy else "lower ") + ("right" if cx > ox else "left")
+            return seen == check["expect"], seen
+        if kind == "region":
+            cx, cy = self.shape(check["shape"]).centroid
+            ox, oy = (0.5, 0.5) if check["of"] is None else self.shape(check["of"]).centroid
+            name = check["region"]
+            right, upper = REGIONS[name] if name in REGIONS else (name.endswith("right"), name.startswith("upper"))
+            inside = (right is None or (cx > ox) == right) and (upper is None or (cy > oy) == upper)
+            return inside == check["expect"], [round(cx, 4), round(cy, 4)]
+        if kind == "area_order":
+            a, b = self.shape(check["shape"]).area, self.shape(check["of"]).area
+            holds = (a > b) == check["larger"]
+            return holds == check["expect"], [round(a, 4), round(b, 4)]
+        raise ValueError(f"unknown validator check {kind!r}")

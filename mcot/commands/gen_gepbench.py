@@ -1,0 +1,84 @@
+"""`mcot gen gepbench` and `mcot gen report`: GePBench-style items, and the balance/validator report of a directory."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from benchmarks.generators.gepbench.engine import LEVELS, SUMMARY_FILE, write
+from benchmarks.generators.gepbench.questions import ASPECTS
+from benchmarks.item import ItemError, ItemsWriter, iter_items
+from mcot.errors import UsageError
+
+MAX_FIGURES = 1_000_000
+LEVEL_CHOICES = (*LEVELS, "both")
+
+
+def gen_gepbench(out: Path, n: int, seed: int, level: str = "both", native: bool = False) -> int:
+    """Generate N figures (every aspect's questions for each) into the items directory `out`; return 0."""
+    if level not in LEVEL_CHOICES:
+        raise UsageError(f"unknown --level {level!r}; choose easy, hard or both")
+    if not 1 <= n <= MAX_FIGURES:
+        raise UsageError(f"--n must be between 1 and {MAX_FIGURES:,} figures, got {n}")
+    try:
+        writer = ItemsWriter(Path(out))
+    except (ItemError, OSError) as exc:
+        raise UsageError(f"cannot write --out {out}: {exc}") from exc
+    start = time.perf_counter()
+    try:
+        stats = write(writer, n, seed, level, native)
+        writer.commit()
+    except BaseException:
+        writer.abort()
+        raise
+    summary = stats.as_dict()
+    v = summary["validator"]
+    print(
+        f"wrote {summary['questions']} questions on {n} figures ({level}, seed {seed}) to {out} "
+        f"in {time.perf_counter() - start:.1f} s; validator agreed on {v['agreed']}/{v['checked']} checked, "
+        f"dropped {v['contradicted']}; letters {summary['letters']}"
+    )
+    return 0
+
+
+def gen_report(data: Path) -> int:
+    """Print the answer-letter balance and the validator agreement of a generated items directory; return 0."""
+    try:
+        items = [item for item in iter_items(Path(data)) if item.answer_type == "choice"]
+    except ItemError as exc:
+        raise UsageError(str(exc)) from exc
+    if not items:
+        raise UsageError(f"{data} holds no multiple-choice items to report on")
+    letters: dict[str, Counter[str]] = defaultdict(Counter)
+    agree: Counter[str] = Counter()
+    for item in items:
+        level = str(item.meta.get("level", "-"))
+        for key in ("all", item.category, f"{level}/{item.category}"):
+            letters[key][item.answer] += 1
+        verdict = (item.meta.get("validator") or {}).get("agree")
+        agree["unchecked" if verdict is None else ("agreed" if verdict else "contradicted")] += 1
+    order = ["all", *[a for a in ASPECTS if a in letters], *sorted(k for k in letters if "/" in k)]
+    print(f"{'group':<24}{'n':>7}" + "".join(f"{c:>8}" for c in "ABCD") + f"{'max dev':>9}")
+    for key in order:
+        counts = letters[key]
+        total = sum(counts.values())
+        shares = [counts.get(c, 0) / total for c in "ABCD"]
+        dev = max(abs(s - 0.25) for s in shares)
+        print(f"{key:<24}{total:>7}" + "".join(f"{100 * s:>7.1f}%" for s in shares) + f"{100 * dev:>8.1f}%")
+    summary_path = Path(data) / SUMMARY_FILE
+    dropped = None
+    if summary_path.is_file():
+        dropped = json.loads(summary_path.read_text(encoding="utf-8")).get("validator", {}).get("contradicted")
+    checked = agree["agreed"] + (dropped or 0)
+    line = (
+        f"validator: {agree['agreed']} kept questions agree with the pixels, {agree['unchecked']} have no pixel check"
+    )
+    if dropped is not None:
+        share = f" ({100 * agree['agreed'] / checked:.2f} % agreement)" if checked else ""
+        line += f"; {dropped} contradicted questions were dropped at generation{share}"
+    if agree["contradicted"]:
+        line += f"; {agree['contradicted']} kept questions are marked contradicted"
+    print(line)
+    return 0
