@@ -1,0 +1,221 @@
+"""The tool registry: a tool is a typed function, a pydantic argument model and a docstring; `call` runs one."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import inspect
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, get_type_hints
+
+from pydantic import BaseModel, ValidationError
+
+from tools.budget import time_budget
+from tools.drawing import Sketch
+from tools.errors import ToolError
+from tools.result import ToolResult
+
+_MODULES = ("canvas_ops", "geometry", "optics", "physics", "graphs", "perception", "maze_image", "algebra")
+_TOOLS: dict[str, ToolSpec] = {}
+_MAX_TEXT = 4000
+
+
+@dataclass
+class Output:
+    """What a tool function returns: the text for the model, structured data, and optionally ids and an image."""
+
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+    drawn: list[str] = field(default_factory=list)
+    image: bytes | None = None
+
+
+@dataclass
+class Context:
+    """What a tool function may touch: the canvas (read, or canvas operations) and a sketch of queued drawings."""
+
+    canvas: Any
+    sketch: Sketch
+
+
+ToolFn = Callable[[Any, Context], Output]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One registered tool: its name, model-facing description, argument model, function and group."""
+
+    name: str
+    description: str
+    args_model: type[BaseModel]
+    fn: ToolFn
+    group: str
+    example: dict[str, Any] = field(default_factory=dict)
+
+
+def tool(group: str, example: dict[str, Any] | None = None) -> Callable[[ToolFn], ToolFn]:
+    """Return a decorator that registers a function `name(args: Model, ctx: Context) -> Output` as a tool."""
+
+    def register(fn: ToolFn) -> ToolFn:
+        params = list(inspect.signature(fn).parameters)
+        model = get_type_hints(fn)[params[0]]
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            raise TypeError(f"tool {fn.__name__}: the first parameter must be annotated with a pydantic model")
+        doc = _unwrap(inspect.getdoc(fn) or "")
+        _TOOLS[fn.__name__] = ToolSpec(fn.__name__, doc, model, fn, group, dict(example or {}))
+        return fn
+
+    return register
+
+
+def _unwrap(doc: str) -> str:
+    """Return the docstring with its hard line breaks joined (paragraphs stay apart), as a model should read it."""
+    return "\n\n".join(" ".join(p.split()) for p in doc.split("\n\n") if p.strip())
+
+
+def registry() -> dict[str, ToolSpec]:
+    """Return every registered tool by name, canvas operations first, then the domain tools by group."""
+    for module in _MODULES:
+        importlib.import_module(f"tools.{module}")
+    return dict(_TOOLS)
+
+
+def call(name: str, arguments: dict[str, Any] | str | None, canvas: Any) -> ToolResult:
+    """Return the result of running tool `name` with `arguments` on `canvas`; never raises.
+
+    The arguments may be a dict or a JSON string. Bad arguments, failures and time-outs come back as an error
+    result whose text says what was wrong and how to fix the call; a failed call leaves the canvas unchanged.
+    """
+    try:
+        return _call(name, arguments, canvas)
+    except Exception as exc:  # the contract: nothing escapes
+        return _error(
+            f"tool {name!r} failed unexpectedly ({type(exc).__name__}: {_short(str(exc))}); "
+            "check the arguments against the tool's schema and try again"
+        )
+
+
+def _call(name: str, arguments: dict[str, Any] | str | None, canvas: Any) -> ToolResult:
+    tools = registry()
+    spec = tools.get(name) if isinstance(name, str) else None
+    if spec is None:
+        close = difflib.get_close_matches(str(name), list(tools), n=3)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        return _error(f"there is no tool named {name!r}.{hint} Available tools: {', '.join(tools)}.")
+    parsed = _parse_arguments(spec, arguments)
+    if isinstance(parsed, ToolResult):
+        return parsed
+    try:
+        args = spec.args_model.model_validate(parsed)
+    except ValidationError as exc:
+        return _error(f"{spec.name}: invalid arguments: {_explain(exc)}. {_usage(spec)}")
+    sketch = Sketch()
+    log_before = _log_length(canvas)
+    try:
+        with time_budget():
+            out = spec.fn(args, Context(canvas, sketch))
+            _check_json(out.data)
+    except Exception as exc:
+        _restore(canvas, log_before)
+        return _failure(spec, exc)
+    try:
+        drawn = sketch.commit(canvas) if sketch.ops else []  # all or nothing: it undoes its own part on failure
+    except Exception as exc:
+        return _failure(spec, exc)
+    text = out.text if len(out.text) <= _MAX_TEXT else out.text[: _MAX_TEXT - 20] + " … (truncated)"
+    return ToolResult(ok=True, text=text, data=out.data, drawn=[*out.drawn, *drawn], error=None, image=out.image)
+
+
+def _failure(spec: ToolSpec, exc: Exception) -> ToolResult:
+    if isinstance(exc, ToolError) or type(exc).__name__ == "CanvasError":
+        return _error(f"{spec.name}: {exc}")
+    return _error(
+        f"{spec.name} failed ({type(exc).__name__}: {_short(str(exc))}); check the arguments and try again. "
+        f"{_usage(spec)}"
+    )
+
+
+def _parse_arguments(spec: ToolSpec, arguments: dict[str, Any] | str | None) -> dict[str, Any] | ToolResult:
+    if arguments is None:
+        return {}
+    if isinstance(arguments, str):
+        if not arguments.strip():
+            return {}
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            return _error(
+                f"{spec.name}: the arguments are not valid JSON ({exc.msg} at character {exc.pos}); "
+                f"send one JSON object, for example {json.dumps(spec.example)}"
+            )
+    if not isinstance(arguments, dict):
+        return _error(
+            f"{spec.name}: the arguments must be a JSON object of named arguments, not "
+            f"{type(arguments).__name__}; for example {json.dumps(spec.example)}"
+        )
+    return arguments
+
+
+def _explain(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors(include_url=False)[:6]:
+        loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".") or "(arguments)"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "missing":
+            parts.append(f"`{loc}` is required")
+        elif err["type"] == "extra_forbidden":
+            parts.append(f"`{loc}` is not an argument of this tool")
+        else:
+            parts.append(f"`{loc}`: {msg} (got {_short(repr(err.get('input')), 60)})")
+    more = len(exc.errors()) - 6
+    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+
+
+def _usage(spec: ToolSpec) -> str:
+    schema = spec.args_model.model_json_schema()
+    required = set(schema.get("required", []))
+    names = [p if p in required else f"{p}?" for p in schema.get("properties", {})]
+    example = f" Example: {json.dumps(spec.example)}" if spec.example else ""
+    return f"Arguments: {', '.join(names) or 'none'} (? = optional).{example}"
+
+
+def _error(message: str) -> ToolResult:
+    return ToolResult(ok=False, text=f"Error: {message}", data={}, drawn=[], error=message, image=None)
+
+
+def _short(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _log_length(canvas: Any) -> int:
+    log = getattr(canvas, "log", None)
+    return len(log) if isinstance(log, list) else 0
+
+
+def _restore(canvas: Any, log_before: int) -> None:
+    """Undo the canvas operations a failing call applied (tools draw last, so this is rarely needed)."""
+    log = getattr(canvas, "log", None)
+    if not isinstance(log, list):
+        return
+    for _ in range(max(0, len(log) - log_before)):
+        canvas.undo()
+
+
+def _check_json(data: dict[str, Any]) -> None:
+    """Raise ToolError when a tool produced data that does not serialise (NaN, infinity, objects)."""
+
+    def walk(value: Any) -> None:
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ToolError("the result contains a non-finite number")
+        if isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list | tuple):
+            for v in value:
+                walk(v)
+
+    walk(data)
+    json.dumps(data)
