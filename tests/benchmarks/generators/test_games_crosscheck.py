@@ -158,10 +158,7 @@ CHECKS = {"maze": _maze, "ray": _ray, "dart": _dart, "bounce": _bounce, "dots": 
 # the bounding box of the bare segment, so a brick the ball's edge touches but its centre line misses is skipped
 # (item 0: start (353, 395), velocity (19, -36), r = 8, brick [399, 316, 480, 339] is touched at centre (391, 323);
 # a brute-force sampled simulation in test_games_bounce.py agrees with the key). Remove the mark once fixed.
-BOUNCE_TOOL_BUG = pytest.mark.xfail(reason="tools.simulate_bounces misses radius-only brick contacts", strict=False)
-
-
-@pytest.mark.parametrize("task", [pytest.param(t, marks=BOUNCE_TOOL_BUG) if t == "bounce" else t for t in CHECKS])
+@pytest.mark.parametrize("task", list(CHECKS))
 def test_tools_reach_the_answer_key(task: str) -> None:
     bad = _disagreements(task, CHECKS[task])
     assert not bad, f"{len(bad)} of {N_ITEMS} disagree:\n" + "\n".join(bad[:10])
