@@ -22,8 +22,8 @@ _EXPORTS = {
     "load_model": "agents.backends",
     "ask_text": "agents.ask",
     "prompt_hashes": "agents.prompts",
-    "Prediction": "agents.solve",
-    "solve": "agents.solve",
+    "Prediction": "agents.solver",
+    "solve": "agents.solver",
     "Recorder": "agents.trace",
     "Step": "agents.trace",
     "Trace": "agents.trace",
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from agents.budget import Budget
     from agents.errors import AgentError, ModelError, ModelSpecError, PromptError
     from agents.prompts import prompt_hashes
-    from agents.solve import Prediction, solve
+    from agents.solver import Prediction, solve
     from agents.trace import Recorder, Step, Trace
 
 

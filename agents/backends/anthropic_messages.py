@@ -1,0 +1,163 @@
+"""Anthropic Messages backend (`anthropic:MODEL`): base64 image blocks, tool use, images in tool results."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import os
+import weakref
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+import anthropic
+
+from agents.backends.base import ModelRequest, ModelResponse, Usage, redactor
+from agents.errors import ModelSpecError
+from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
+from agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds, status_is_retryable
+
+
+class AnthropicBackend:
+    """The Messages API with mcot's own retries (the SDK's are off)."""
+
+    provider = "anthropic"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 180.0,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.model = model
+        self.spec = f"anthropic:{model}"
+        self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL")
+        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise ModelSpecError(f"{self.spec} needs an API key: set ANTHROPIC_API_KEY")
+        self._key = key
+        self._redact = redactor(key)
+        self.timeout_s = timeout_s
+        self.retry = retry or RetryPolicy()
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anthropic.AsyncAnthropic] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _client(self) -> anthropic.AsyncAnthropic:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = anthropic.AsyncAnthropic(
+                api_key=self._key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s
+            )
+            self._clients[loop] = client
+        return client
+
+    def build_params(self, request: ModelRequest) -> dict[str, Any]:
+        """Return the keyword arguments of `messages.create` for a request."""
+        system, messages = to_anthropic_messages(request.messages)
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "max_tokens": request.max_tokens,
+        }
+        if _accepts_temperature():
+            params["temperature"] = request.temperature
+        if system:
+            params["system"] = system
+        if request.tools is not None and request.tools.names:
+            params["tools"] = request.tools.schemas("anthropic")
+        return params
+
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        """Return the model's next turn; retries are noted in the response."""
+        params = self.build_params(request)
+        notes: list[dict[str, Any]] = []
+
+        async def attempt() -> Any:
+            return await self._client().messages.create(**params)
+
+        reply = await call_with_retries(attempt, classify_anthropic_error, self.retry, notes, self._redact)
+        texts: list[str] = []
+        calls: list[ToolCall] = []
+        for block in reply.content or []:
+            if block.type == "text":
+                texts.append(block.text)
+            elif block.type == "tool_use":
+                calls.append(ToolCall(id=block.id, name=block.name, arguments=json.dumps(block.input)))
+        usage = reply.usage
+        return ModelResponse(
+            text="\n".join(texts),
+            tool_calls=tuple(calls),
+            usage=Usage(int(getattr(usage, "input_tokens", 0) or 0), int(getattr(usage, "output_tokens", 0) or 0)),
+            stop_reason=reply.stop_reason,
+            retries=tuple(notes),
+        )
+
+
+@cache
+def _accepts_temperature() -> bool:
+    """Return whether the installed SDK's `messages.create` takes `temperature` (newer API versions do not)."""
+    from anthropic.resources.messages import AsyncMessages
+
+    return "temperature" in inspect.signature(AsyncMessages.create).parameters
+
+
+def classify_anthropic_error(exc: BaseException) -> Failure | None:
+    """Return how an exception from the Anthropic SDK should be handled (None: not a provider failure)."""
+    if isinstance(exc, anthropic.APIStatusError):
+        status = exc.status_code
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+        message = " ".join(str(exc.message).split())[:300]
+        return Failure(status_is_retryable(status), f"HTTP {status}: {message}", status, retry_after_seconds(headers))
+    if isinstance(exc, anthropic.APITimeoutError):
+        return Failure(True, "request timed out")
+    if isinstance(exc, anthropic.APIConnectionError):
+        return Failure(True, "connection error")
+    if isinstance(exc, anthropic.APIResponseValidationError | json.JSONDecodeError):
+        return Failure(True, f"unparsable response: {str(exc)[:200]}")
+    return None
+
+
+def _image_block(image: ImagePart) -> dict[str, Any]:
+    return {"type": "image", "source": {"type": "base64", "media_type": image.media_type, "data": image.b64}}
+
+
+def to_anthropic_messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
+    """Return (system text, messages) in the Messages wire format; tool_result blocks lead each user turn."""
+    system: list[str] = []
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system":
+            system.append(message.text)
+            continue
+        content: list[dict[str, Any]] = []
+        if message.role == "assistant":
+            if message.text:
+                content.append({"type": "text", "text": message.text})
+            for call in message.tool_calls:
+                content.append(
+                    {"type": "tool_use", "id": call.id, "name": call.name, "input": call.parsed_arguments() or {}}
+                )
+        else:
+            for part in message.parts:
+                if isinstance(part, ToolResultPart):
+                    inner: list[dict[str, Any]] = [{"type": "text", "text": part.text or "(no output)"}]
+                    inner.extend(_image_block(image) for image in part.images)
+                    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": part.call_id, "content": inner}
+                    if part.is_error:
+                        block["is_error"] = True
+                    content.append(block)
+                elif isinstance(part, TextPart):
+                    if part.text:
+                        content.append({"type": "text", "text": part.text})
+                else:
+                    content.append(_image_block(part))
+        if not content:
+            content.append({"type": "text", "text": "(empty)"})
+        out.append({"role": message.role, "content": content})
+    return "\n\n".join(system), out

@@ -1,0 +1,212 @@
+"""OpenAI Chat Completions backend: `openai:MODEL` and `openai-compatible:MODEL` (vLLM, SGLang, Ollama…)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import weakref
+from typing import Any
+
+import openai
+
+from agents.backends._textcalls import parse_text_tool_calls
+from agents.backends.base import ModelRequest, ModelResponse, Usage, redactor
+from agents.errors import ModelSpecError
+from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
+from agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds, status_is_retryable
+
+_REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "gpt-6")
+
+
+class UnparsableResponse(Exception):
+    """The server answered 200 with a body that is not a usable completion."""
+
+
+class OpenAIChatBackend:
+    """Chat Completions with data-URL images and function tools; parallel tool calls are handled.
+
+    With `compatible=True` the backend sends the schema flavour without `strict`, uses `max_tokens`,
+    needs no real key, and reads tool calls that a model wrote as text.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        compatible: bool = False,
+        timeout_s: float = 180.0,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.model = model
+        self.compatible = compatible
+        self.provider = "openai-compatible" if compatible else "openai"
+        self.spec = f"{self.provider}:{model}"
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+        if compatible and not self.base_url:
+            raise ModelSpecError(
+                f"{self.spec} needs a server: pass --base-url (e.g. http://localhost:8000/v1 for vLLM, "
+                "http://localhost:11434/v1 for Ollama) or set OPENAI_BASE_URL"
+            )
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        if not key:
+            if not compatible:
+                raise ModelSpecError(f"{self.spec} needs an API key: set OPENAI_API_KEY")
+            key = "not-needed"
+        self._key = key
+        self._redact = redactor(key)
+        self.timeout_s = timeout_s
+        self.retry = retry or RetryPolicy()
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _client(self) -> openai.AsyncOpenAI:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = openai.AsyncOpenAI(
+                api_key=self._key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s
+            )
+            self._clients[loop] = client
+        return client
+
+    def build_params(self, request: ModelRequest) -> dict[str, Any]:
+        """Return the keyword arguments of `chat.completions.create` for a request."""
+        params: dict[str, Any] = {"model": self.model, "messages": to_chat_messages(request.messages)}
+        if self.compatible:
+            params["max_tokens"] = request.max_tokens
+        else:
+            params["max_completion_tokens"] = request.max_tokens
+        if self.compatible or not self.model.startswith(_REASONING_PREFIXES):
+            params["temperature"] = request.temperature
+        if request.tools is not None and request.tools.names:
+            params["tools"] = request.tools.schemas("compatible" if self.compatible else "openai")
+        return params
+
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        """Return the model's next turn; retries are noted in the response."""
+        params = self.build_params(request)
+        notes: list[dict[str, Any]] = []
+
+        # The SDK walks typed parameters through its transform layer (about 10 ms for 36 tool schemas and
+        # a conversation); ours are plain JSON already, so the large ones travel in `extra_body`, which the
+        # SDK documents as taking precedence and sends as it is.
+        bulky = {key: params[key] for key in ("messages", "tools") if key in params}
+        light = {key: value for key, value in params.items() if key not in bulky}
+
+        async def attempt() -> Any:
+            completion = await self._client().chat.completions.create(**light, messages=[], extra_body=bulky)
+            if not getattr(completion, "choices", None):
+                raise UnparsableResponse("the response has no choices")
+            return completion
+
+        completion = await call_with_retries(attempt, classify_openai_error, self.retry, notes, self._redact)
+        return self._parse(completion, request, notes)
+
+    def _parse(self, completion: Any, request: ModelRequest, notes: list[dict[str, Any]]) -> ModelResponse:
+        choice = completion.choices[0]
+        message = choice.message
+        text = message.content or ""
+        calls = tuple(
+            ToolCall(id=c.id or f"call_{i}", name=c.function.name, arguments=c.function.arguments or "")
+            for i, c in enumerate(message.tool_calls or [], start=1)
+            if getattr(c, "function", None) is not None
+        )
+        in_text = False
+        if not calls and self.compatible and request.tools is not None and text:
+            calls = parse_text_tool_calls(text, request.tools.names)
+            in_text = bool(calls)
+        usage = completion.usage
+        return ModelResponse(
+            text=text,
+            tool_calls=calls,
+            usage=Usage(
+                input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            ),
+            stop_reason=choice.finish_reason,
+            retries=tuple(notes),
+            tool_calls_in_text=in_text,
+        )
+
+
+def classify_openai_error(exc: BaseException) -> Failure | None:
+    """Return how an exception from the OpenAI SDK should be handled (None: not a provider failure)."""
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        return Failure(
+            status_is_retryable(status),
+            f"HTTP {status}: {_short(exc.message)}",
+            status,
+            _retry_after(exc),
+        )
+    if isinstance(exc, openai.APITimeoutError):
+        return Failure(True, "request timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        return Failure(True, f"connection error: {_short(str(exc))}")
+    if isinstance(exc, openai.APIResponseValidationError | UnparsableResponse | json.JSONDecodeError):
+        return Failure(True, f"unparsable response: {_short(str(exc))}")
+    return None
+
+
+def _retry_after(exc: Any) -> float | None:
+    response = getattr(exc, "response", None)
+    return retry_after_seconds(getattr(response, "headers", None))
+
+
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _image_block(image: ImagePart) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": image.data_url()}}
+
+
+def to_chat_messages(messages: list[Message] | Any) -> list[dict[str, Any]]:
+    """Return the conversation in the Chat Completions wire format.
+
+    Tool results become one `tool` message per call id right after the assistant turn; images (the canvas,
+    images returned by tools) follow in one user message. Calls a model wrote as text get their results
+    back as text in a user message.
+    """
+    out: list[dict[str, Any]] = []
+    calls_in_text = False
+    for message in messages:
+        if message.role == "system":
+            out.append({"role": "system", "content": message.text})
+        elif message.role == "assistant":
+            calls_in_text = message.tool_calls_in_text
+            entry: dict[str, Any] = {"role": "assistant", "content": message.text or None}
+            if message.tool_calls and not calls_in_text:
+                entry["tool_calls"] = [
+                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                    for c in message.tool_calls
+                ]
+            elif not message.text:
+                entry["content"] = ""
+            out.append(entry)
+        else:
+            content: list[dict[str, Any]] = []
+            for part in message.parts:
+                if isinstance(part, ToolResultPart):
+                    label = "error" if part.is_error else "result"
+                    if calls_in_text:
+                        content.append({"type": "text", "text": f"Tool {part.name} {label}: {part.text}"})
+                    else:
+                        out.append({"role": "tool", "tool_call_id": part.call_id, "content": part.text})
+                    content.extend(_image_block(image) for image in part.images)
+                elif isinstance(part, TextPart):
+                    content.append({"type": "text", "text": part.text})
+                else:
+                    content.append(_image_block(part))
+            if not content:
+                continue
+            if all(block["type"] == "text" for block in content):
+                out.append({"role": "user", "content": "\n\n".join(block["text"] for block in content)})
+            else:
+                out.append({"role": "user", "content": content})
+    return out

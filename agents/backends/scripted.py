@@ -1,0 +1,79 @@
+"""`scripted:FILE` — replays assistant turns from a JSON file (format in DESIGN.md), for tests and docs.
+
+The turn to play is the number of assistant turns already in the conversation, so one backend serves
+any number of concurrent items, each from the file's first turn.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agents.backends.base import ModelRequest, ModelResponse, Usage
+from agents.errors import ModelError, ModelSpecError
+from agents.messages import ToolCall
+
+
+class ScriptedBackend:
+    """Plays `[{"text": ..., "tool_calls": [{"name": ..., "arguments": {...}}]}, ...]` in order.
+
+    The file may instead hold `{"text": [turns], "canvas": [turns]}` to script each mode separately.
+    """
+
+    provider = "scripted"
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.spec = f"scripted:{path}"
+        self.model = self.path.name
+        try:
+            turns = json.loads(self.path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ModelSpecError(f"scripted file {self.path} cannot be read: {exc.strerror}") from None
+        except ValueError as exc:
+            raise ModelSpecError(f"scripted file {self.path} is not JSON: {exc}") from None
+        if isinstance(turns, dict) and set(turns) <= {"text", "canvas"}:
+            self.by_mode = {mode: self._check_list(value) for mode, value in turns.items()}
+        else:
+            self.by_mode = {"text": self._check_list(turns), "canvas": self._check_list(turns)}
+        self.turns = self.by_mode.get("canvas", self.by_mode.get("text", []))
+
+    def _check_list(self, turns: Any) -> list[dict[str, Any]]:
+        if not isinstance(turns, list):
+            raise ModelSpecError(
+                f'scripted file {self.path} must hold a list of turns, or {{"text": [...], "canvas": [...]}}'
+            )
+        return [self._check(turn, i) for i, turn in enumerate(turns)]
+
+    def _check(self, turn: Any, index: int) -> dict[str, Any]:
+        if not isinstance(turn, dict) or not isinstance(turn.get("text", ""), str):
+            raise ModelSpecError(
+                f"scripted file {self.path}: turn {index} must be an object "
+                '{"text": str, "tool_calls": [{"name": str, "arguments": {...}}]}'
+            )
+        for call in turn.get("tool_calls") or []:
+            if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+                raise ModelSpecError(f"scripted file {self.path}: turn {index} has a tool call without a name")
+        return turn
+
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        """Return the next scripted turn of this conversation."""
+        mode = str(request.hints.get("mode", "canvas"))
+        turns = self.by_mode.get(mode, self.turns)
+        index = sum(1 for m in request.messages if m.role == "assistant")
+        if index >= len(turns):
+            raise ModelError(f"scripted file {self.path} has {len(turns)} turns; turn {index + 1} was asked for")
+        turn = turns[index]
+        calls = tuple(
+            ToolCall(
+                id=f"scripted_{index}_{n}",
+                name=call["name"],
+                arguments=call["arguments"]
+                if isinstance(call.get("arguments"), str)
+                else json.dumps(call.get("arguments", {})),
+            )
+            for n, call in enumerate(turn.get("tool_calls") or [], start=1)
+        )
+        text = turn.get("text", "")
+        return ModelResponse(text=text, tool_calls=calls, usage=Usage(0, 0), stop_reason="tool_use" if calls else "end")

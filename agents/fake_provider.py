@@ -1,0 +1,223 @@
+"""A scripted model provider on 127.0.0.1 for tests and docs: real HTTP, no network.
+
+It speaks the OpenAI Chat Completions wire format on `POST .../chat/completions` and the Anthropic
+Messages format on `POST .../messages`, answering each request with the next entry of its script and
+recording every request body, so a test can assert on what the real SDKs sent.
+
+    with FakeProvider([Reply(tool_calls=[("draw_line", {"start": [0, 0], "end": [9, 9]})]),
+                       Fail(429, headers={"Retry-After": "1"}),
+                       Reply("\\boxed{3}")]) as server:
+        backend = load_model("openai:gpt-4o", base_url=server.openai_url)
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A successful model turn: text and tool calls (name, arguments as a dict or a raw string)."""
+
+    text: str = ""
+    tool_calls: Sequence[tuple[str, dict[str, Any] | str]] = ()
+    usage: tuple[int, int] = (100, 20)
+
+
+@dataclass(frozen=True)
+class Fail:
+    """An HTTP error response with optional headers (e.g. Retry-After)."""
+
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+    message: str = "scripted failure"
+
+
+@dataclass(frozen=True)
+class Raw:
+    """A verbatim response body (e.g. an unparsable one)."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "application/json"
+
+
+Entry = Reply | Fail | Raw | Callable[[dict[str, Any]], "Reply | Fail | Raw"]
+
+
+@dataclass
+class Recorded:
+    """One request the server received."""
+
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+class FakeProvider:
+    """A threaded HTTP server answering from a script; use as a context manager or call start/stop.
+
+    `latency_s` delays every answer (each request has its own thread), to measure a runner against a slow model.
+    """
+
+    def __init__(self, script: Sequence[Entry] = (), *, default: Entry | None = None, latency_s: float = 0.0) -> None:
+        self.script: list[Entry] = list(script)
+        self.latency_s = latency_s
+        self.default: Entry = default if default is not None else Reply("(script exhausted)")
+        self.requests: list[Recorded] = []
+        self._lock = threading.Lock()
+        self._counter = 0
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        """Return the server's root URL (`http://127.0.0.1:PORT`)."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def openai_url(self) -> str:
+        """Return the base URL an OpenAI client wants (with /v1)."""
+        return self.url + "/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        """Return the base URL an Anthropic client wants (without /v1)."""
+        return self.url
+
+    def start(self) -> FakeProvider:
+        """Start serving in a background thread; return self."""
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> FakeProvider:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _next(self, body: dict[str, Any]) -> Reply | Fail | Raw:
+        with self._lock:
+            entry = self.script.pop(0) if self.script else self.default
+            self._counter += 1
+        return entry(body) if callable(entry) else entry
+
+    def _call_id(self) -> int:
+        with self._lock:
+            self._counter += 1
+            return self._counter
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = {"_unparsable": raw.decode("utf-8", "replace")}
+                with server._lock:
+                    server.requests.append(Recorded(self.path, dict(self.headers.items()), body))
+                entry = server._next(body)
+                if server.latency_s:
+                    time.sleep(server.latency_s)
+                anthropic = self.path.rstrip("/").endswith("/messages")
+                if isinstance(entry, Raw):
+                    self._send(entry.status, entry.body, entry.content_type, {})
+                elif isinstance(entry, Fail):
+                    payload = _error_body(entry, anthropic)
+                    self._send(entry.status, json.dumps(payload).encode(), "application/json", entry.headers)
+                else:
+                    model = str(body.get("model", "fake"))
+                    payload = _anthropic_body(entry, model, server) if anthropic else _openai_body(entry, model, server)
+                    self._send(200, json.dumps(payload).encode(), "application/json", {})
+
+            def _send(self, status: int, data: bytes, content_type: str, headers: dict[str, str]) -> None:
+                self.send_response(status)
+                self.send_header("content-type", content_type)
+                self.send_header("content-length", str(len(data)))
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
+
+
+def _arguments_text(arguments: dict[str, Any] | str) -> str:
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
+
+
+def _openai_body(reply: Reply, model: str, server: FakeProvider) -> dict[str, Any]:
+    calls = [
+        {
+            "id": f"call_{server._call_id()}",
+            "type": "function",
+            "function": {"name": name, "arguments": _arguments_text(arguments)},
+        }
+        for name, arguments in reply.tool_calls
+    ]
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if calls:
+        message["tool_calls"] = calls
+    return {
+        "id": f"chatcmpl-{server._call_id()}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+        "usage": {
+            "prompt_tokens": reply.usage[0],
+            "completion_tokens": reply.usage[1],
+            "total_tokens": sum(reply.usage),
+        },
+    }
+
+
+def _anthropic_body(reply: Reply, model: str, server: FakeProvider) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    if reply.text:
+        content.append({"type": "text", "text": reply.text})
+    for name, arguments in reply.tool_calls:
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except ValueError:
+                arguments = {"_raw": arguments}
+        content.append({"type": "tool_use", "id": f"toolu_{server._call_id()}", "name": name, "input": arguments})
+    return {
+        "id": f"msg_{server._call_id()}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": "tool_use" if reply.tool_calls else "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": reply.usage[0], "output_tokens": reply.usage[1]},
+    }
+
+
+def _error_body(fail: Fail, anthropic: bool) -> dict[str, Any]:
+    if anthropic:
+        return {"type": "error", "error": {"type": "api_error", "message": fail.message}}
+    return {"error": {"message": fail.message, "type": "server_error", "code": None}}

@@ -1,0 +1,263 @@
+"""The per-item working state of a solve: conversation, canvas, recorder. Graph nodes call into it.
+
+Nothing here enters LangGraph's state: the graph carries counters, the pending tool calls and the last
+answer; images live as bytes in the conversation (encoded once) and in the BlobStore, by hash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import hashlib
+import io
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from agents.backends.base import ModelBackend, ModelRequest, ToolSet
+from agents.budget import Budget
+from agents.errors import AgentError, ModelError
+from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart, limit_canvas_images, system, user
+from agents.prompts import load_prompt, render_task
+from agents.toolbox import Toolbox, ToolOutcome, outcome
+from agents.trace import Recorder
+
+BLANK_CANVAS = (1024, 768)
+_MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
+
+
+class Blobs(Protocol):
+    """The part of canvas.BlobStore a solve uses."""
+
+    def put(self, data: bytes, suffix: str = ".png") -> str: ...
+
+
+class MemoryBlobs:
+    """An in-memory blob store for callers that keep no run directory (tests, ask-style use)."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, bytes] = {}
+
+    def put(self, data: bytes, suffix: str = ".png") -> str:
+        """Store bytes; return their sha256."""
+        sha = hashlib.sha256(data).hexdigest()
+        self.data[sha + suffix] = data
+        return sha
+
+
+def blob_path(sha: str, suffix: str = ".png") -> str:
+    """Return the run-relative path of a blob (`blobs/<sha><suffix>`)."""
+    return f"blobs/{sha}{suffix}"
+
+
+def image_part(path: Path, *, canvas: bool = False) -> ImagePart:
+    """Return an image file as an ImagePart: PNG, JPEG, GIF and WEBP as they are, other formats as PNG."""
+    from PIL import Image
+
+    data = Path(path).read_bytes()
+    with Image.open(io.BytesIO(data)) as image:
+        media = _MEDIA_TYPES.get(image.format or "")
+        if media is None:
+            buffer = io.BytesIO()
+            image.convert("RGBA" if "A" in image.getbands() else "RGB").save(buffer, format="PNG")
+            data, media = buffer.getvalue(), "image/png"
+    return ImagePart(data, media, canvas)
+
+
+@dataclass
+class Session:
+    """Everything one solve works on; `answer` mirrors the last non-empty model text."""
+
+    view: Any
+    mode: str
+    backend: ModelBackend
+    budget: Budget
+    blobs: Blobs
+    toolbox: Toolbox
+    tools: ToolSet | None = None
+    canvas: Any = None
+    messages: list[Message] = field(default_factory=list)
+    recorder: Recorder = field(default_factory=Recorder)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    turns: int = 0
+    answer: str = ""
+    observed_version: int = 0
+    canvas_sha: str | None = None
+    redact: Callable[[str], str] = lambda s: s
+
+    @property
+    def hints(self) -> dict[str, Any]:
+        """Return prompt-view facts for non-LLM policies (never the answer or meta)."""
+        v = self.view
+        return {
+            "benchmark": v.benchmark,
+            "category": v.category,
+            "question": v.question,
+            "choices": list(v.choices) if v.choices else None,
+            "answer_type": v.answer_type,
+            "mode": self.mode,
+        }
+
+    # --- prepare -------------------------------------------------------------------------------------
+    async def prepare(self) -> None:
+        """Build the opening messages; in canvas mode open the canvas and record its first observation."""
+        v = self.view
+        task = render_task(v.benchmark, v.question, v.choices, v.answer_type)
+        if self.mode == "text":
+            images = await asyncio.to_thread(lambda: [image_part(p) for p in v.images])
+            self.messages = [user(*images, task)]
+            return
+        first, rest = (v.images[0], v.images[1:]) if v.images else (None, ())
+        self.canvas = await asyncio.to_thread(self._open_canvas, first)
+        extra = await asyncio.to_thread(lambda: [image_part(p) for p in rest])
+        note, image = await asyncio.to_thread(self._observe, "observation.initial.txt", [])
+        prompt = load_prompt("system.canvas.txt").render(
+            width=self.canvas.width, height=self.canvas.height, max_steps=self.budget.max_steps
+        )
+        self.messages = [system(prompt), user(note, image, *extra, task)]
+
+    def _open_canvas(self, path: Path | None) -> Any:
+        from canvas import Canvas
+
+        return Canvas.from_path(path) if path is not None else Canvas(size=BLANK_CANVAS)
+
+    def _observe(self, template: str, changed: list[str]) -> tuple[str, ImagePart]:
+        c = self.canvas
+        snap = c.snapshot()
+        seen = c.observe(max_side=self.budget.observe_max_side, format=self.budget.observe_format)
+        suffix = ".png" if seen.media_type == "image/png" else ".jpg"
+        self.blobs.put(snap.png, ".png")
+        self.blobs.put(seen.data, suffix)
+        scaled = f", shown at {seen.width} × {seen.height}" if (seen.width, seen.height) != (c.width, c.height) else ""
+        note = load_prompt(template).render(
+            width=c.width, height=c.height, scaled=scaled, changed=", ".join(changed) or "none"
+        )
+        self.recorder.add(
+            "observation",
+            text=note,
+            image=blob_path(snap.sha256),
+            seen=blob_path(seen.sha256, suffix),
+            svg=c.svg(),
+            changed=list(changed),
+        )
+        self.observed_version = len(c.log)
+        self.canvas_sha = snap.sha256
+        return note, ImagePart(seen.data, seen.media_type, canvas=True)
+
+    # --- model -----------------------------------------------------------------------------------------
+    async def call_model(self) -> tuple[str, str | None, tuple[ToolCall, ...]]:
+        """Run one model turn; return (status, error, tool calls to run). Status "running" means: run tools."""
+        b = self.budget
+        max_tokens = b.max_tokens_per_call
+        if b.max_output_tokens is not None:
+            max_tokens = max(1, min(max_tokens, b.max_output_tokens - self.output_tokens))
+        request = ModelRequest(
+            messages=limit_canvas_images(self.messages, b.max_canvas_images),
+            tools=self.tools if self.mode == "canvas" else None,
+            max_tokens=max_tokens,
+            temperature=b.temperature,
+            hints=self.hints,
+        )
+        started = time.perf_counter()
+        try:
+            response = await self.backend.generate(request)
+        except ModelError as exc:
+            message = self.redact(str(exc))
+            self.recorder.add("model", error=message, retries=exc.retries, latency_s=_secs(started))
+            return "error", message, ()
+        except AgentError as exc:
+            message = self.redact(str(exc))
+            self.recorder.add("model", error=message, latency_s=_secs(started))
+            return "error", message, ()
+        self.turns += 1
+        self.input_tokens += response.usage.input_tokens
+        self.output_tokens += response.usage.output_tokens
+        calls = response.tool_calls if self.mode == "canvas" else ()
+        self.recorder.add(
+            "model",
+            text=response.text,
+            tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments_for_trace()} for c in calls],
+            usage={"input_tokens": response.usage.input_tokens, "output_tokens": response.usage.output_tokens},
+            latency_s=_secs(started),
+            retries=list(response.retries),
+        )
+        parts: list[Any] = [TextPart(response.text)] if response.text else []
+        self.messages.append(Message("assistant", parts, calls, response.tool_calls_in_text))
+        if response.text.strip():
+            self.answer = response.text
+        if not calls:
+            return "ok", None, ()
+        if self.turns >= b.max_steps:
+            return "budget", f"step budget spent: {b.max_steps} model turns, tool calls still pending", ()
+        if b.max_output_tokens is not None and self.output_tokens >= b.max_output_tokens:
+            return "budget", f"output-token budget spent: {self.output_tokens} of {b.max_output_tokens}", ()
+        return "running", None, calls
+
+    # --- tools -----------------------------------------------------------------------------------------
+    async def run_tools(self, calls: tuple[ToolCall, ...]) -> list[str]:
+        """Run a turn's tool calls in order (off the event loop); thread results back; return changed ids."""
+        results, changed = await asyncio.to_thread(self._run_tools, calls)
+        self.messages.append(Message("user", list(results)))
+        return changed
+
+    def _run_tools(self, calls: tuple[ToolCall, ...]) -> tuple[list[ToolResultPart], list[str]]:
+        results: list[ToolResultPart] = []
+        changed: list[str] = []
+        offered = self.tools.names if self.tools is not None else ()
+        for call in calls:
+            before = len(self.canvas.log)
+            result = self._one_tool(call, offered)
+            ops = copy.deepcopy(self.canvas.log[before:])
+            image_path = None
+            images: tuple[ImagePart, ...] = ()
+            if result.image:
+                image_path = blob_path(self.blobs.put(result.image, ".png"))
+                images = (ImagePart(result.image, "image/png", canvas=True),)
+            self.recorder.add(
+                "tool",
+                tool=call.name,
+                arguments=call.arguments_for_trace(),
+                result=result.text,
+                error=result.error,
+                image=image_path,
+                changed=list(result.drawn),
+                ops=ops,
+                data=result.data,
+            )
+            changed.extend(i for i in result.drawn if i not in changed)
+            results.append(ToolResultPart(call.id, call.name, result.text, not result.ok, images, result.data))
+        return results, changed
+
+    def _one_tool(self, call: ToolCall, offered: tuple[str, ...]) -> ToolOutcome:
+        if call.name not in offered:
+            message = f"unknown tool {call.name!r}; the available tools are: {', '.join(offered)}"
+            return ToolOutcome(ok=False, text=message, error=message)
+        arguments = call.parsed_arguments()
+        if arguments is None:
+            message = (
+                f"the arguments of {call.name} are not a JSON object ({call.arguments[:200]!r}); "
+                "send one JSON object that matches the tool's schema"
+            )
+            return ToolOutcome(ok=False, text=message, error=message)
+        try:
+            return outcome(self.toolbox.call(call.name, arguments, self.canvas))
+        except Exception as exc:  # a tool bug must never end the item
+            message = f"tool {call.name} failed: {type(exc).__name__}: {exc}"
+            return ToolOutcome(ok=False, text=message, error=message)
+
+    # --- observe ---------------------------------------------------------------------------------------
+    async def observe(self, changed: list[str]) -> None:
+        """Show the model the canvas after a tool round: a new observation when it changed, else a note."""
+        last = self.messages[-1]
+        if len(self.canvas.log) == self.observed_version:
+            last.parts.append(TextPart("The canvas is unchanged."))
+            return
+        note, image = await asyncio.to_thread(self._observe, "observation.txt", changed)
+        last.parts.extend([TextPart(note), image])
+
+
+def _secs(started: float) -> float:
+    return round(time.perf_counter() - started, 4)
