@@ -151,6 +151,7 @@ async def run_items_async(config: RunConfig, *, progress: Callable[[int, int], N
     from canvas import BlobStore
 
     started = time.perf_counter()
+    model = load_model(config.model, base_url=config.base_url)  # a bad spec or missing key fails before any write
     run_dir = RunDir(Path(config.out))
     run_dir.root.mkdir(parents=True, exist_ok=True)
     items_dir = prepare_dataset(config.data, config.format, run_dir)
@@ -178,7 +179,6 @@ async def run_items_async(config: RunConfig, *, progress: Callable[[int, int], N
     summary = RunSummary(run_dir=run_dir.root, total=len(items) * len(config.modes))
     summary.skipped_done = summary.total - len(pending)
 
-    model = load_model(config.model, base_url=config.base_url)
     blobs = BlobStore(run_dir.blobs_dir)
     budget = Budget(
         max_steps=config.max_steps,

@@ -95,8 +95,10 @@ def test_failed_item_is_recorded_and_the_run_goes_on(items_dir: Path, tmp_path: 
 def test_resume_refuses_a_different_model(items_dir: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
     run_items(RunConfig(data=items_dir, model="offline", out=run, limit=1), quiet=True)
+    script = tmp_path / "turns.json"
+    script.write_text(json.dumps([{"text": "\\boxed{1}"}]))
     with pytest.raises(UsageError, match="model differs"):
-        run_items(RunConfig(data=items_dir, model="scripted:x.json", out=run), quiet=True)
+        run_items(RunConfig(data=items_dir, model=f"scripted:{script}", out=run), quiet=True)
 
 
 def test_api_key_never_reaches_the_run_directory(
@@ -146,3 +148,14 @@ def test_cli_run_then_rerun(items_dir: Path, tmp_path: Path) -> None:
     bad = subprocess.run([*command[:-1], "pictures"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--mode" in bad.stderr
     assert RunDir(run).exists()
+
+
+def test_a_bad_model_spec_writes_nothing(items_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    run = tmp_path / "run"
+    with pytest.raises(ValueError, match="OPENAI_API_KEY"):
+        run_items(RunConfig(data=items_dir, model="openai:gpt-4o", out=run), quiet=True)
+    assert not run.exists()
+    with pytest.raises(ValueError):
+        run_items(RunConfig(data=items_dir, model="nonsense:thing", out=run), quiet=True)
+    assert not run.exists()
