@@ -5,15 +5,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-MANIFEST = "manifest.json"
-RESULTS = "results.jsonl"
-SCORES = "scores.jsonl"
+from eval.errors import EvalError
+from eval.rundir import MANIFEST, RESULTS, SCORES, write_text_atomic
+from eval.rundir import read_jsonl as read_jsonl_file
+
 ITEMS_COPY = "items.jsonl"
 TRACES = "traces"
 BLOBS = "blobs"
@@ -42,30 +42,17 @@ def file_sha256(path: Path) -> str:
 
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write `data` as pretty JSON to `path` through a temporary file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, ensure_ascii=False)
-        handle.write("\n")
-    os.replace(tmp, path)
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Return the JSON objects of a JSON-lines file, ignoring a torn last line left by a killed process."""
-    if not path.is_file():
+    """Return the JSON objects of a JSON-lines file (none when it is absent); a torn last line is ignored."""
+    if not Path(path).is_file():
         return []
-    records: list[dict[str, Any]] = []
-    lines = path.read_text(encoding="utf-8").splitlines()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            if number == len(lines):
-                break  # the process was killed mid-write; that item was not finished
-            raise RunDirError(f"{path}:{number}: not JSON ({exc.msg})") from exc
-    return records
+    try:
+        return read_jsonl_file(path)
+    except EvalError as exc:
+        raise RunDirError(str(exc)) from exc
 
 
 def latest_by_key(records: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
