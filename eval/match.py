@@ -159,6 +159,7 @@ def parse_quantity(text: str) -> Quantity | None:
     raw = strip_latex_text(text).strip().rstrip(".。").strip()
     raw = raw.replace("^\\circ", "°").replace("^{\\circ}", "°").replace("\\circ", "°").replace("\\%", "%")
     raw = raw.replace("\\Omega", "Ω").replace("\\mu", "μ").replace("$", "").strip()
+    raw = re.sub(r"\\[,;:! ]|~", " ", raw).strip()  # LaTeX spacing between a number and its unit
     match = re.match(r"^(.*?[\d)}π])\s*([A-Za-zμΩω°%/^²]+(?:\s*/\s*[A-Za-z²^0-9]+)?)$", raw)
     if match:
         unit = match.group(2).replace(" ", "")

@@ -36,6 +36,8 @@ MATCH_CASES = [
     ("30^\\circ", "\\pi/6 rad", True, "unit"),
     ("5 kg", "5 m", None, "unit-family-differs"),
     ("\\text{5 N}", "5N", True, "unit"),
+    ("0.5\\,m", "50 cm", True, "unit"),
+    ("2~\\text{m}", "200 cm", True, "unit"),
     ("45°", "45", True, "normalized"),
     ("A", "a", True, "normalized"),
     ("(C)", "B", False, "letter"),
