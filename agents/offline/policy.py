@@ -49,17 +49,6 @@ def offline_view(request: ModelRequest) -> OfflineView:
     )
 
 
-def load_builtin_strategies() -> None:
-    """Register the built-in strategies of `agents.offline.builtin`, when that module exists."""
-    try:
-        from agents.offline.builtin import register_builtin_strategies
-    except ModuleNotFoundError as exc:
-        if exc.name != "agents.offline.builtin":
-            raise
-        return
-    register_builtin_strategies()
-
-
 class OfflineBackend:
     """A deterministic policy behind the backend protocol (spec `offline`); built-in strategies load on creation."""
 
@@ -68,7 +57,9 @@ class OfflineBackend:
     spec = "offline"
 
     def __init__(self) -> None:
-        load_builtin_strategies()
+        from agents.offline.builtin import register_builtin_strategies  # they import tools: load on first use
+
+        register_builtin_strategies()
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
         """Return the next move of the first strategy that recognises the item, else the fixed guess."""
