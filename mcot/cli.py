@@ -62,9 +62,10 @@ def gen_gepbench(
     seed: Annotated[int, typer.Option(help="random seed (same seed, same bytes)")] = 0,
     level: Annotated[str, typer.Option(help="easy, hard or both")] = "both",
     native: Annotated[bool, typer.Option(help="also write the GePBench native layout")] = False,
+    effects: Annotated[bool, typer.Option(help="hard figures: Perlin texture and occluding white strokes")] = False,
 ) -> None:
     """GePBench-style geometric perception items (6 aspects, easy and hard)."""
-    _dispatch("gen_gepbench", "gen_gepbench", out=out, n=n, seed=seed, level=level, native=native)
+    _dispatch("gen_gepbench", "gen_gepbench", out=out, n=n, seed=seed, level=level, native=native, effects=effects)
 
 
 @gen_app.command("games")

@@ -16,8 +16,10 @@ MAX_FIGURES = 1_000_000
 LEVEL_CHOICES = (*LEVELS, "both")
 
 
-def gen_gepbench(out: Path, n: int, seed: int, level: str = "both", native: bool = False) -> int:
-    """Generate N figures (every aspect's questions for each) into the items directory `out`; return 0."""
+def gen_gepbench(out: Path, n: int, seed: int, level: str = "both", native: bool = False, effects: bool = False) -> int:
+    """Generate N figures (every aspect's questions for each) into the items directory `out`; return 0.
+
+    `effects` adds the optional hard-level Perlin texture and occluding white strokes (off by default)."""
     if level not in LEVEL_CHOICES:
         raise UsageError(f"unknown --level {level!r}; choose easy, hard or both")
     if not 1 <= n <= MAX_FIGURES:
@@ -28,7 +30,7 @@ def gen_gepbench(out: Path, n: int, seed: int, level: str = "both", native: bool
         raise UsageError(f"cannot write --out {out}: {exc}") from exc
     start = time.perf_counter()
     try:
-        stats = write(writer, n, seed, level, native)
+        stats = write(writer, n, seed, level, native, effects)
         writer.commit()
     except BaseException:
         writer.abort()

@@ -23,6 +23,7 @@ from benchmarks.generators.gepbench.relations import IMPLIED, INVERSE, RELATION_
 from benchmarks.generators.gepbench.shapes import OPEN_KINDS, POLYGON_KINDS, Shape
 from benchmarks.generators.gepbench.vocabulary import (
     TERM_NAMES,
+    TERMS,
     article,
     inclusion_note,
     members,
@@ -38,6 +39,7 @@ EDGE_MARGIN = 0.03  # a centroid this close to a border it is judged against mak
 SIZE_STEP = 0.15  # size choices are the truth and neighbours 0.15 apart
 AREA_RATIO = 1.25  # area comparisons need at least this ratio
 ANGLE_TOLERANCE = math.radians(10)
+MIRROR_SIZE_RATIO = 1.2  # "symmetric" is a safe distractor only for shapes whose sizes differ at least this much
 QUADRANTS = ("upper left", "upper right", "lower left", "lower right")
 REGIONS = {
     "upper half": (None, True),
@@ -483,13 +485,28 @@ def surely_false(word: str, i: int, j: int, fig: Figure) -> bool:
         return math.dist(a.centroid, b.centroid) > 0.05
     if word == "similar":
         return _signature(a) != _signature(b)
+    if word == "symmetric":  # mirror images are congruent: clearly false when the kinds or the sizes differ
+        small, big = sorted((_size(a), _size(b)))
+        return _signature(a) != _signature(b) or big >= MIRROR_SIZE_RATIO * small
     return False
+
+
+def _size(shape: Shape) -> float:
+    return shape.area if shape.closed else float(np.hypot(*np.diff(shape.array, axis=0).T).sum())
+
+
+def pair_term(c: _Context, i: int, j: int) -> str | None:
+    """Return the most specific term whose shapes in the figure are exactly i and j ("the two triangles")."""
+    terms = [t for t in TERM_NAMES if sorted(c.members[t]) == sorted((i, j))]
+    return min(terms, key=lambda t: len(TERMS[t])) if terms else None
 
 
 def relationship(c: _Context) -> list[Question]:
     """Return one question on how a named shape relates to another: 'none of the above' (D) about a quarter of the time."""
     none = c.t["none_of_the_above"]
     related = [(i, j, w) for i, j, w in c.fig.relations if c.names[i] and c.names[j]]
+    # a mirrored pair has no names of its own (same kind, same size): asked about as "the two triangles"
+    related += [(i, j, w) for i, j, w in c.fig.relations if w == "symmetric" and pair_term(c, i, j)]
     unrelated = [(i, j) for i in c.named for j in c.named if i < j and not c.fig.words(i, j) and not c.fig.words(j, i)]
     order = c.balancer.order(c.key("relationship"), c.rng)
     for slot in order:
@@ -514,13 +531,24 @@ def relationship(c: _Context) -> list[Question]:
 
 def _relation_question(c: _Context, i: int, j: int, word: str, slot: int) -> Question | None:
     none = c.t["none_of_the_above"]
-    true_words = c.fig.words(i, j)
+    true_words = c.fig.words(i, j) | c.fig.words(j, i) if word == "symmetric" else c.fig.words(i, j)
     banned = set(true_words) | {w2 for w in true_words for w2 in IMPLIED.get(w, frozenset())}
-    pool = [w for w in RELATION_WORDS if w not in banned and surely_false(w, i, j, c.fig)]
+    if c.names[i] and c.names[j]:
+        text = c.t["relationship"].format(x=c.names[i], y=c.names[j])
+        pool = [w for w in RELATION_WORDS if w not in banned and surely_false(w, i, j, c.fig)]
+    else:  # an unordered pair: a distractor must be false both ways
+        term = pair_term(c, i, j)
+        if term is None or word != "symmetric":
+            return None
+        text = c.t["relationship_pair"].format(xs=plural(term))
+        pool = [
+            w
+            for w in RELATION_WORDS
+            if w not in banned and surely_false(w, i, j, c.fig) and surely_false(w, j, i, c.fig)
+        ]
     if len(pool) < 3:
         return None
     distractors = [pool[int(k)] for k in c.rng.permutation(len(pool))[:3]]
-    text = c.t["relationship"].format(x=c.names[i], y=c.names[j])
     if word == none:
         return c.question("relationship", text, [*distractors, none], 3, [])
     choices = [*_arrange(word, distractors[:2], slot, c.rng), none]

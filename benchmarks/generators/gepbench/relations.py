@@ -1,8 +1,10 @@
 """Relations between shapes: constructing a new shape that stands in a relation to an existing one.
 
 A relation is stored as (i, j, word): shape i is `word` to shape j ("the circle is inscribed in the square").
-Ten of the paper's eleven relations are built (symmetry is not: its axis is not drawn, so it cannot be asked
-about unambiguously); axiality appears as "major axis" and "minor axis".
+All eleven of the paper's relations are built; axiality appears as "major axis" and "minor axis", symmetry as
+"symmetric": an irregular polygon and its mirror image across an implied axis (not drawn; recorded in the new
+shape's params as `mirror_axis` = [a point on it, its unit direction]). Irregular polygons have no symmetry of
+their own, so the pair is visibly mirrored (its turning sense flips), not merely a moved copy.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ RELATION_WORDS: tuple[str, ...] = (
     "minor axis",
     "diagonal",
     "shared edge",
+    "symmetric",
 )
 # Relations whose two shapes touch by construction (their strokes form one connected figure).
 TOUCHING = frozenset(
@@ -54,6 +57,7 @@ INVERSE: dict[str, str | None] = {
     "minor axis": None,
     "diagonal": None,
     "shared edge": "shared edge",
+    "symmetric": "symmetric",
 }
 # Words that a true relation makes arguable too, so they never serve as distractors for it.
 IMPLIED: dict[str, frozenset[str]] = {
@@ -63,6 +67,7 @@ IMPLIED: dict[str, frozenset[str]] = {
     "major axis": frozenset({"concentric", "minor axis", "diameter"}),
     "minor axis": frozenset({"concentric", "major axis", "diameter"}),
     "concentric": frozenset({"similar"}),
+    "symmetric": frozenset({"similar"}),  # mirror images are congruent, so similar too
     "tangent": frozenset(),
 }
 
@@ -230,6 +235,33 @@ def similar_polygon(base: Shape, rng: np.random.Generator) -> Shape | None:
     return _valid(sh.polygon(base.kind, moved))  # type: ignore[arg-type]
 
 
+def reflect(points: np.ndarray, point: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """Return `points` mirrored across the line through `point` with unit `direction`."""
+    rel = points - point
+    along = rel @ direction
+    return point + 2.0 * along[:, None] * direction - rel
+
+
+def mirror_image(base: Shape, rng: np.random.Generator) -> Shape | None:
+    """Return the mirror image of an irregular polygon across an implied axis beside or through it.
+
+    The axis has a random direction and passes 0.3-1.6 times the polygon's reach from its centroid, so the
+    image lies apart from the polygon or overlaps it (placement then accepts only a clean crossing).
+    """
+    pts = np.asarray(base.vertices, dtype=float)
+    center = np.asarray(base.centroid)
+    reach = float(np.max(np.linalg.norm(pts - center, axis=1)))
+    ang = float(rng.uniform(0, math.pi))
+    direction = np.array([math.cos(ang), math.sin(ang)])
+    normal = np.array([-direction[1], direction[0]]) * (1 if rng.random() < 0.5 else -1)
+    point = center + normal * reach * float(rng.uniform(0.3, 1.6))
+    mirrored = reflect(pts, point, direction)[::-1]  # reversed: the same turning sense as listed before
+    moved = [(float(x), float(y)) for x, y in mirrored]
+    axis_point = point + direction * float((center - point) @ direction)  # the foot of the centroid
+    new = sh.polygon(base.kind, moved, mirror_axis=[axis_point.tolist(), direction.tolist()])
+    return _valid(new)
+
+
 def concentric(base: Shape, rng: np.random.Generator) -> Shape | None:
     """Return a circle sharing the centre of a circle, ellipse or regular polygon, clearly bigger or smaller."""
     center = base.centroid
@@ -320,7 +352,7 @@ def builders_for(kind: str) -> list[tuple[str, Builder]]:
     if kind == "rectangle":
         out += [("circumscribed", circumcircle)]
     if kind in ("triangle", "quadrilateral", "pentagon", "hexagon"):
-        out += [("similar", similar_polygon)]
+        out += [("similar", similar_polygon), ("symmetric", mirror_image)]
     if kind in ("regular pentagon", "regular hexagon", "square"):
         out += [("concentric", concentric)]
     if kind in sh.POLYGON_KINDS and kind not in ("triangle", "equilateral triangle"):

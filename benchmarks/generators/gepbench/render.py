@@ -3,6 +3,11 @@
 cairo draws anti-aliased strokes into an alpha-only surface (one byte a pixel); the image is 255 minus that
 alpha. Hard figures get a smooth sideways wobble along each stroke, a grey level and width per shape, and
 Gaussian pixel noise on half of them. Images are stored as JPEG, like the public release.
+
+Optional hard-level effects (off by default, as in the public engine's released figures): a faint Perlin
+texture over the whole image (it lightens or darkens by at most TEXTURE_MAX grey levels, so the background stays
+well above the validator's dark threshold) and 1-3 thin white strokes that occlude parts of the outlines. The
+random draws for them happen only when they are on, so the default output is unchanged by their existence.
 """
 
 from __future__ import annotations
@@ -24,6 +29,11 @@ SIZE = 640
 JPEG_QUALITY = 92
 WOBBLE_PX = 1.2  # largest sideways displacement of a hand-drawn stroke
 NOISE_SIGMAS = (5, 6, 7, 8, 9, 10)  # grey levels; Gaussian noise is drawn on half of the hard figures
+TEXTURE_MAX = 16.0  # grey levels: the largest texture amplitude
+TEXTURE_CELLS = (4, 9)  # Perlin lattice cells across the image (coarse to fine)
+TEXTURE_RES = 160  # the texture is computed at this resolution and upsampled smoothly
+OCCLUDER_WIDTH = (2.0, 3.5)  # px: white occluding strokes stay thinner than the 4 px pooling of the validator
+OCCLUDER_LENGTH = (40.0, 140.0)  # px
 
 
 @cache
@@ -46,26 +56,77 @@ class Style:
     widths: tuple[float, ...]
     hand_drawn: bool
     noise_sigma: float
+    texture: float = 0.0  # Perlin texture amplitude in grey levels (0: none)
+    texture_cells: int = 0
+    occluders: tuple[tuple[float, float, float, float, float], ...] = ()  # white strokes: x0, y0, x1, y1, width (px)
 
     def as_meta(self) -> dict[str, object]:
-        """Return the style as a JSON-ready dict for an item's meta."""
-        return {
+        """Return the style as a JSON-ready dict for an item's meta (effects only when they are on)."""
+        meta: dict[str, object] = {
             "greys": list(self.greys),
             "widths": list(self.widths),
             "hand_drawn": self.hand_drawn,
             "noise_sigma": self.noise_sigma,
         }
+        if self.texture > 0:
+            meta["texture"] = {"amplitude": self.texture, "cells": self.texture_cells}
+        if self.occluders:
+            meta["occluders"] = [list(o) for o in self.occluders]
+        return meta
 
 
-def choose_style(figure: Figure, rng: np.random.Generator) -> Style:
-    """Return the drawing style: black 2.5 px strokes for easy, grey wobbly strokes (+ noise on half) for hard."""
+def choose_style(figure: Figure, rng: np.random.Generator, effects: bool = False) -> Style:
+    """Return the drawing style: black 2.5 px strokes for easy, grey wobbly strokes (+ noise on half) for hard;
+    with `effects`, hard figures also get a Perlin texture and 1-3 occluding white strokes."""
     n = len(figure.shapes)
     if figure.level == "easy":
         return Style((0,) * n, (2.5,) * n, False, 0.0)
     greys = tuple(int(g) for g in rng.integers(30, 140, n))
     widths = tuple(round(float(w), 2) for w in rng.uniform(2.0, 3.2, n))
     sigma = float(NOISE_SIGMAS[int(rng.integers(len(NOISE_SIGMAS)))]) if rng.random() < 0.5 else 0.0
-    return Style(greys, widths, True, sigma)
+    if not effects:
+        return Style(greys, widths, True, sigma)
+    amplitude = round(float(rng.uniform(0.5, 1.0)) * TEXTURE_MAX, 2)
+    cells = int(rng.integers(TEXTURE_CELLS[0], TEXTURE_CELLS[1] + 1))
+    occluders = []
+    for _ in range(int(rng.integers(1, 4))):
+        outline = figure.shapes[int(rng.integers(n))].array  # centred on an outline, so that it occludes
+        x, y = (float(v) for v in to_pixels(outline[int(rng.integers(len(outline)))][None, :])[0])
+        length, ang = float(rng.uniform(*OCCLUDER_LENGTH)), float(rng.uniform(0, math.pi))
+        dx, dy = 0.5 * length * math.cos(ang), 0.5 * length * math.sin(ang)
+        width = float(rng.uniform(*OCCLUDER_WIDTH))
+        occluders.append(tuple(round(v, 2) for v in (x - dx, y - dy, x + dx, y + dy, width)))
+    return Style(greys, widths, True, sigma, amplitude, cells, tuple(occluders))  # type: ignore[arg-type]
+
+
+def _fade(t: np.ndarray) -> np.ndarray:
+    return t * t * t * (t * (t * 6 - 15) + 10)
+
+
+def perlin(cells: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Return a (size, size) Perlin gradient-noise field on a `cells` x `cells` lattice, scaled into [-1, 1]."""
+    angles = rng.uniform(0, 2 * math.pi, (cells + 1, cells + 1))
+    gx, gy = np.cos(angles), np.sin(angles)
+    t = (np.arange(size) + 0.5) * (cells / size)
+    i = np.floor(t).astype(int)
+    f = t - i
+    ix, iy, fx, fy = i[None, :], i[:, None], f[None, :], f[:, None]
+
+    def corner(dy: int, dx: int) -> np.ndarray:
+        return gx[iy + dy, ix + dx] * (fx - dx) + gy[iy + dy, ix + dx] * (fy - dy)
+
+    u, v = _fade(fx), _fade(fy)
+    top = corner(0, 0) + u * (corner(0, 1) - corner(0, 0))
+    bottom = corner(1, 0) + u * (corner(1, 1) - corner(1, 0))
+    field = top + v * (bottom - top)
+    return field / max(float(np.abs(field).max()), 1e-9)
+
+
+def _texture(style: Style, rng: np.random.Generator) -> np.ndarray:
+    """Return the texture as int16 grey-level darkenings, (SIZE, SIZE), within [0, style.texture]."""
+    small = perlin(style.texture_cells, TEXTURE_RES, rng).astype(np.float32)
+    big = np.asarray(Image.fromarray(small, mode="F").resize((SIZE, SIZE), Image.BILINEAR))
+    return np.rint((big + 1.0) * (0.5 * style.texture)).astype(np.int16)
 
 
 def to_pixels(points: np.ndarray) -> np.ndarray:
@@ -135,13 +196,23 @@ def render(figure: Figure, style: Style, rng: np.random.Generator) -> np.ndarray
             for x, y in pts[1:].tolist():
                 ctx.line_to(x, y)
         ctx.stroke()
+    if style.occluders:
+        ctx.set_operator(cairo.OPERATOR_CLEAR)  # white: no ink
+        for x0, y0, x1, y1, width in style.occluders:
+            ctx.set_line_width(width)
+            ctx.move_to(x0, y0)
+            ctx.line_to(x1, y1)
+            ctx.stroke()
     surface.flush()
     stride = surface.get_stride()
     alpha = np.frombuffer(surface.get_data(), dtype=np.uint8).reshape(SIZE, stride)[:, :SIZE]
-    if style.noise_sigma <= 0:
+    if style.noise_sigma <= 0 and style.texture <= 0:
         return np.subtract(255, alpha, dtype=np.uint8)
     image = 255 - alpha.astype(np.int16)
-    image += _noise_table(style.noise_sigma)[rng.integers(0, 1 << 16, image.shape, dtype=np.uint16)]
+    if style.texture > 0:
+        image -= _texture(style, rng)  # darkens by at most TEXTURE_MAX: the background stays far from DARK
+    if style.noise_sigma > 0:
+        image += _noise_table(style.noise_sigma)[rng.integers(0, 1 << 16, image.shape, dtype=np.uint16)]
     return np.clip(image, 0, 255).astype(np.uint8)
 
 

@@ -8,7 +8,8 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-from shapely.geometry import LinearRing, LineString, Polygon
+import shapely
+from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
 # The paper's 15 shapes, plus the equilateral triangle, which is a special triangle (the public engine treats it
@@ -65,23 +66,40 @@ class Shape:
     @cached_property
     def geometry(self) -> BaseGeometry:
         """Return the outline as a shapely LineString or LinearRing."""
-        return LinearRing(self.outline) if self.closed else LineString(self.outline)
+        # built from the array (shapely's vectorised constructors): ten times faster than from tuples
+        return shapely.linearrings(self.array) if self.closed else shapely.linestrings(self.array)
 
     @cached_property
     def region(self) -> Polygon | None:
         """Return the enclosed region of a closed shape, None for an open one."""
-        return Polygon(self.outline) if self.closed else None
+        return shapely.polygons(self.array) if self.closed else None
+
+    @cached_property
+    def _moments(self) -> tuple[float, float, float]:
+        """Return (signed area, area centroid x, y) of a closed outline by the shoelace formula."""
+        a = self.array
+        x, y = a[:, 0], a[:, 1]
+        xn, yn = np.roll(x, -1), np.roll(y, -1)
+        cross = x * yn - xn * y
+        signed = 0.5 * float(cross.sum())
+        if signed == 0.0:
+            return 0.0, float(x.mean()), float(y.mean())
+        return signed, float(((x + xn) * cross).sum()) / (6 * signed), float(((y + yn) * cross).sum()) / (6 * signed)
 
     @cached_property
     def area(self) -> float:
         """Return the enclosed area (0 for lines and spirals)."""
-        return float(self.region.area) if self.region is not None else 0.0
+        return abs(self._moments[0]) if self.closed else 0.0
 
     @cached_property
     def centroid(self) -> tuple[float, float]:
         """Return the area centroid of a closed shape, the length-weighted centroid of an open one."""
-        point = self.region.centroid if self.region is not None else self.geometry.centroid
-        return (float(point.x), float(point.y))
+        if self.closed:
+            return (self._moments[1], self._moments[2])
+        a = self.array
+        mid = 0.5 * (a[1:] + a[:-1])
+        weight = np.hypot(*np.diff(a, axis=0).T)
+        return (float(mid[:, 0] @ weight / weight.sum()), float(mid[:, 1] @ weight / weight.sum()))
 
     @cached_property
     def box(self) -> tuple[tuple[float, float], tuple[float, float]]:
@@ -202,19 +220,24 @@ def spiral(center: tuple[float, float], outer: float, turns: float, rotation: fl
 
 def interior_angles(points: list[tuple[float, float]] | tuple[tuple[float, float], ...]) -> list[float]:
     """Return the interior angles (radians) of a convex polygon given in order."""
-    a = np.asarray(points, dtype=float)
-    u = np.roll(a, 1, axis=0) - a
-    v = np.roll(a, -1, axis=0) - a
-    cos = (u * v).sum(axis=1) / (np.hypot(u[:, 0], u[:, 1]) * np.hypot(v[:, 0], v[:, 1]))
-    return np.arccos(np.clip(cos, -1.0, 1.0)).tolist()
+    n = len(points)
+    out = []
+    for k in range(n):
+        (px, py), (x, y), (qx, qy) = points[k - 1], points[k], points[(k + 1) % n]
+        ux, uy, vx, vy = px - x, py - y, qx - x, qy - y
+        cos = (ux * vx + uy * vy) / (math.hypot(ux, uy) * math.hypot(vx, vy))
+        out.append(math.acos(min(1.0, max(-1.0, cos))))
+    return out
 
 
 def shoelace_area(points: list[tuple[float, float]] | tuple[tuple[float, float], ...]) -> float:
     """Return the area enclosed by a simple polygon given in order."""
-    a = np.asarray(points, dtype=float)
-    x, y = a[:, 0], a[:, 1]
-    x1, y1 = np.append(x[1:], x[0]), np.append(y[1:], y[0])
-    return 0.5 * abs(float(np.dot(x, y1) - np.dot(y, x1)))
+    n = len(points)
+    twice = 0.0
+    for k in range(n):
+        (x0, y0), (x1, y1) = points[k], points[(k + 1) % n]
+        twice += x0 * y1 - x1 * y0
+    return 0.5 * abs(twice)
 
 
 def edge_lengths(points: list[tuple[float, float]] | tuple[tuple[float, float], ...]) -> list[float]:

@@ -28,6 +28,7 @@ HALF = SIZE // 2  # shapes are measured at half resolution
 HALF_BAND = 5  # half-resolution px: width of the band around an outline whose dark pixels belong to that shape
 POOL = 4
 MIN_COVERAGE = 0.9
+NEIGHBOURS = np.array([dr * SIZE + dc for dr in (-1, 0, 1) for dc in (-1, 0, 1)])  # flat offsets of a 3x3 block
 
 
 @dataclass
@@ -108,12 +109,13 @@ class PixelValidator:
         x0, y0 = np.floor(px.min(axis=0)).astype(int) - HALF_BAND
         x1, y1 = np.ceil(px.max(axis=0)).astype(int) + HALF_BAND
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, HALF), min(y1, HALF)
-        band = Image.new("1", (x1 - x0, y1 - y0), 0)
+        band = Image.new("L", (x1 - x0, y1 - y0), 0)
         local = px - [x0, y0]
         if shape.closed:
             local = np.vstack([local, local[:1]])
         ImageDraw.Draw(band).line([tuple(p) for p in local.tolist()], fill=1, width=HALF_BAND)
-        mask = np.asarray(band, dtype=bool) & self._half()[y0:y1, x0:x1]
+        # 0/1 bytes viewed as booleans: mode "1" images convert to numpy bit by bit, several times slower
+        mask = np.asarray(band).view(bool) & self._half()[y0:y1, x0:x1]
         cols_hit = np.flatnonzero(mask.any(axis=0))
         rows_hit = np.flatnonzero(mask.any(axis=1))
         if len(cols_hit) == 0:
@@ -153,10 +155,8 @@ class PixelValidator:
         pts = np.rint(np.vstack(points)).astype(int)
         cols = np.clip(pts[:, 0], 1, SIZE - 2)
         rows = np.clip(pts[:, 1], 1, SIZE - 2)
-        hit = np.zeros(len(rows), dtype=bool)
-        for dr in (-1, 0, 1):
-            for dc in (-1, 0, 1):
-                hit |= self.dark[rows + dr, cols + dc]
+        flat = rows * SIZE + cols
+        hit = self.dark.ravel()[flat[:, None] + NEIGHBOURS].any(axis=1)  # a dark pixel within 1 px
         owner = np.concatenate(owners)
         n = len(self.figure.shapes)
         totals = np.bincount(owner, minlength=n)
