@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -38,7 +37,7 @@ class Item(BaseModel):
 
     def to_json_line(self) -> str:
         """Return the item as one JSON line (no trailing newline), keys in DESIGN.md order."""
-        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False)
+        return self.model_dump_json()
 
 
 class PromptView(BaseModel):
@@ -114,6 +113,7 @@ class ItemsWriter:
         (self._tmp / IMAGES_DIR).mkdir()
         self._items = (self._tmp / ITEMS_FILE).open("w", encoding="utf-8")
         self._ids: set[str] = set()
+        self._images: set[str] = set()
         self.count = 0
 
     def add_image(self, relative: str, data: bytes) -> str:
@@ -126,6 +126,7 @@ class ItemsWriter:
         target = self._tmp / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+        self._images.add(rel.as_posix())
         return rel.as_posix()
 
     def add(self, item: Item) -> None:
@@ -133,7 +134,7 @@ class ItemsWriter:
         if item.id in self._ids:
             raise ItemError(f"duplicate item id {item.id!r}")
         for image in item.images:
-            if not (self._tmp / image).is_file():
+            if image not in self._images and not (self._tmp / image).is_file():
                 raise ItemError(f"item {item.id!r} refers to {image!r}, which was not added")
         self._ids.add(item.id)
         self._items.write(item.to_json_line() + "\n")
