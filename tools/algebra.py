@@ -17,6 +17,7 @@ SECONDS = 4.0
 """Longest time sympy may work on one call."""
 
 _ALLOWED = re.compile(r"^[0-9A-Za-z_+\-*/^().,= ]*$")
+_ATTRIBUTE = re.compile(r"[A-Za-z_)]\s*\.|\.\s*[A-Za-z_(]")
 _NAMES = (
     "sqrt",
     "sin",
@@ -114,7 +115,8 @@ def parse(text: str) -> Any:
     """Return the sympy form of a math string ('=' makes an equation); ToolError on anything not plain math."""
     import sympy
 
-    if not _ALLOWED.match(text) or "__" in text:
+    # sympy's parser ends in eval(): no dunders, and no attribute access (a dot only inside a number)
+    if not _ALLOWED.match(text) or "__" in text or _ATTRIBUTE.search(text):
         raise ToolError(
             f"{text!r} contains characters that are not plain math; use numbers, letters, + - * / ^ ( ) "
             "and function names like sqrt, sin, log"
