@@ -21,7 +21,14 @@ from benchmarks.item import Item, write_items
 from canvas import BlobStore, Canvas
 from tools import call
 
-CALL = {"name": "measure_distance", "arguments": {"a": [10, 10], "b": [200, 150]}}
+CALL = {
+    "name": "measure_distance",
+    "arguments": {
+        "a": {"kind": "point", "points": [[10, 10]]},
+        "b": {"kind": "point", "points": [[200, 150]]},
+        "draw": False,
+    },
+}
 
 
 def _script(folder: Path, steps: int) -> Path:
@@ -58,6 +65,7 @@ def main() -> None:
         per_step.append((b - a) / (args.long - args.short) * 1000)
     canvas = Canvas(size=(640, 480))
     tool_ms = []
+    assert call(CALL["name"], CALL["arguments"], canvas).ok
     for _ in range(200):
         start = time.perf_counter()
         call(CALL["name"], CALL["arguments"], canvas)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib
 import inspect
 import json
@@ -175,11 +176,17 @@ def _explain(exc: ValidationError) -> str:
 
 
 def _usage(spec: ToolSpec) -> str:
-    schema = spec.args_model.model_json_schema()
-    required = set(schema.get("required", []))
-    names = [p if p in required else f"{p}?" for p in schema.get("properties", {})]
     example = f" Example: {json.dumps(spec.example)}" if spec.example else ""
-    return f"Arguments: {', '.join(names) or 'none'} (? = optional).{example}"
+    return f"Arguments: {_argument_names(spec.args_model)} (? = optional).{example}"
+
+
+@functools.cache
+def _argument_names(args_model: type[BaseModel]) -> str:
+    schema = args_model.model_json_schema()  # slow (ms): once per tool, since models err often
+    required = set(schema.get("required", []))
+    properties = list(schema.get("properties", {}))
+    names = [p for p in properties if p in required] + [f"{p}?" for p in properties if p not in required]
+    return ", ".join(names) or "none"
 
 
 def _error(message: str) -> ToolResult:
