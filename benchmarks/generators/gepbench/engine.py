@@ -114,13 +114,15 @@ def plan(n: int, level: str) -> list[tuple[str, int]]:
     return [("easy", (n + 1) // 2), ("hard", n // 2)]
 
 
-def _item(result: FigureResult, question: Question, qid: int, verdict: Verdict, image_path: str) -> Item:
+def _item(
+    result: FigureResult, question: Question, qid: int, verdict: Verdict, image_path: str, style: dict[str, Any]
+) -> Item:
     meta = {
         "level": result.level,
         "image_id": result.index,
         "question_id": qid,
         "description": result.description,
-        "style": result.style.as_meta(),
+        "style": style,  # the figure's style, built once for all its questions
         "validator": verdict.as_meta(),
     }
     # built from checked parts, so pydantic's validation is skipped (it cost ~5 % of a figure)
@@ -162,10 +164,11 @@ def write(
             name = f"{lvl}_{index:08d}.jpg"
             path = writer.add_image(name, result.image)
             per_aspect: Counter[str] = Counter()
+            style = result.style.as_meta()
             for question, verdict in result.kept:
                 qid = per_aspect[question.aspect]
                 per_aspect[question.aspect] += 1
-                writer.add(_item(result, question, qid, verdict, path))
+                writer.add(_item(result, question, qid, verdict, path, style))
                 if native:
                     choices, answer = question.native()
                     record = {

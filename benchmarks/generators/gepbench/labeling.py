@@ -14,10 +14,11 @@ def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     h, w = mask.shape
     padded = np.zeros((h, w + 2), dtype=np.int8)
     padded[:, 1:-1] = mask
-    d = np.diff(padded, axis=1)
-    rows_s, starts = np.nonzero(d == 1)
-    _, ends = np.nonzero(d == -1)
-    return rows_s, starts, ends - 1
+    # one flat diff: the zero columns at both ends keep every run inside its row (2-D nonzero is ~3x slower)
+    d = np.diff(padded.ravel())
+    rows, starts = np.divmod(np.flatnonzero(d == 1), w + 2)
+    ends = np.flatnonzero(d == -1) - rows * (w + 2) - 1
+    return rows, starts, ends
 
 
 def count_components(mask: np.ndarray, min_size: int = 1) -> int:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import shapely
 
 from benchmarks.generators.gepbench.relations import TOUCHING, builders_for
 from benchmarks.generators.gepbench.sampling import sample_shape
@@ -111,7 +112,7 @@ def contact(new_shape: Shape, old_shape: Shape) -> str | None:
         return None
     if points > 4:
         return None
-    where = np.array([(g.x, g.y) for g in getattr(inter, "geoms", [inter])])
+    where = shapely.get_coordinates(inter)  # (points, 2), in the intersection's order
     da, db = _crossing_angles(new_shape, where), _crossing_angles(old_shape, where)
     diff = np.abs(da - db) % math.pi
     if float(np.minimum(diff, math.pi - diff).min()) < MIN_CROSS_ANGLE:
@@ -121,14 +122,13 @@ def contact(new_shape: Shape, old_shape: Shape) -> str | None:
 
 def _crossing_angles(shape: Shape, points: np.ndarray) -> np.ndarray:
     """Return, for each point on the outline, the direction (radians) of the outline segment nearest to it."""
-    a = np.vstack([shape.array, shape.array[:1]]) if shape.closed else shape.array
-    p, d = a[:-1], np.diff(a, axis=0)
-    length2 = np.maximum((d**2).sum(axis=1), 1e-18)
-    rel = points[:, None, :] - p[None, :, :]
-    t = np.clip((rel * d[None]).sum(axis=2) / length2, 0.0, 1.0)
-    gap = ((rel - t[..., None] * d[None]) ** 2).sum(axis=2)
-    nearest = gap.argmin(axis=1)
-    return np.arctan2(d[nearest, 1], d[nearest, 0])
+    x0, y0, dx, dy, length2 = shape.segments
+    rx = points[:, :1] - x0  # (points, segments), x and y apart: no 3-D temporaries
+    ry = points[:, 1:] - y0
+    t = np.clip((rx * dx + ry * dy) / length2, 0.0, 1.0)
+    gx, gy = rx - t * dx, ry - t * dy
+    nearest = (gx * gx + gy * gy).argmin(axis=1)
+    return np.arctan2(dy[nearest], dx[nearest])
 
 
 def _free_kind(rng: np.random.Generator, present: set[str]) -> str:

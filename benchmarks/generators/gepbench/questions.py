@@ -92,8 +92,8 @@ class LetterBalancer:
     def order(self, key: str, rng: np.random.Generator) -> list[int]:
         """Return the letter indices of group `key` from least to most used (ties in random order)."""
         counts = self.counts.setdefault(key, [0, 0, 0, 0])
-        jitter = rng.permutation(4)
-        return sorted(range(4), key=lambda i: (counts[i], int(jitter[i])))
+        jitter = rng.permutation(4).tolist()
+        return sorted(range(4), key=lambda i: (counts[i], jitter[i]))
 
     def pick(self, feasible: Sequence[int], rng: np.random.Generator, key: str = "") -> int:
         """Return the least used letter index of `feasible` in group `key`, and count it."""
@@ -338,15 +338,17 @@ def _split_terms(
     exclude: set[int] = frozenset(),  # type: ignore[assignment]
 ) -> tuple[list[str], list[str]]:
     """Return (true terms, false terms) for a shape predicate that may be unsure (None) near a threshold."""
+    # each shape is tested once, not once for every term it answers to
+    seen: list[bool | None] = [None if i in exclude else test(s) for i, s in enumerate(c.shapes)]
     truths, falses = [], list(c.absent)
     for i, term in c.terms.items():
-        if term is not None and i not in exclude and test(c.shapes[i]) is True:
+        if term is not None and seen[i] is True:
             truths.append(term)
     for term in TERM_NAMES:
-        idx = [i for i in c.members[term] if i not in exclude]
-        if term in c.absent or not idx or any(i in exclude for i in c.members[term]):
+        idx = c.members[term]
+        if term in c.absent or not idx or any(i in exclude for i in idx):
             continue
-        if all(test(c.shapes[i]) is False for i in idx):
+        if all(seen[i] is False for i in idx):
             falses.append(term)
     return truths, falses
 

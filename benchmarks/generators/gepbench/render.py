@@ -207,7 +207,7 @@ def render(figure: Figure, style: Style, rng: np.random.Generator) -> np.ndarray
     stride = surface.get_stride()
     alpha = np.frombuffer(surface.get_data(), dtype=np.uint8).reshape(SIZE, stride)[:, :SIZE]
     if style.noise_sigma <= 0 and style.texture <= 0:
-        return np.subtract(255, alpha, dtype=np.uint8)
+        return np.bitwise_not(alpha)  # 255 - alpha for bytes
     image = 255 - alpha.astype(np.int16)
     if style.texture > 0:
         image -= _texture(style, rng)  # darkens by at most TEXTURE_MAX: the background stays far from DARK

@@ -79,7 +79,7 @@ class Shape:
         """Return (signed area, area centroid x, y) of a closed outline by the shoelace formula."""
         a = self.array
         x, y = a[:, 0], a[:, 1]
-        xn, yn = np.roll(x, -1), np.roll(y, -1)
+        xn, yn = np.concatenate((x[1:], x[:1])), np.concatenate((y[1:], y[:1]))  # np.roll, without its overhead
         cross = x * yn - xn * y
         signed = 0.5 * float(cross.sum())
         if signed == 0.0:
@@ -100,6 +100,14 @@ class Shape:
         mid = 0.5 * (a[1:] + a[:-1])
         weight = np.hypot(*np.diff(a, axis=0).T)
         return (float(mid[:, 0] @ weight / weight.sum()), float(mid[:, 1] @ weight / weight.sum()))
+
+    @cached_property
+    def segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Return the outline's segments as arrays (start x, start y, dx, dy, squared length, floored at 1e-18)."""
+        a = np.vstack([self.array, self.array[:1]]) if self.closed else self.array
+        d = np.diff(a, axis=0)
+        length2 = np.maximum(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1], 1e-18)
+        return a[:-1, 0], a[:-1, 1], d[:, 0], d[:, 1], length2
 
     @cached_property
     def box(self) -> tuple[tuple[float, float], tuple[float, float]]:
@@ -183,9 +191,16 @@ def ellipse(center: tuple[float, float], a: float, b: float, rotation: float, sa
     c, s = math.cos(rotation), math.sin(rotation)
     x = a * np.cos(t)
     y = b * np.sin(t)
-    pts = tuple(zip((center[0] + c * x - s * y).tolist(), (center[1] + s * x + c * y).tolist(), strict=True))
+    array = np.stack([center[0] + c * x - s * y, center[1] + s * x + c * y], axis=1)
     kind = "circle" if math.isclose(a, b) else "ellipse"
-    return Shape(kind, pts, True, {"center": list(center), "major_axis": a, "minor_axis": b, "rotation": rotation})
+    params = {"center": list(center), "major_axis": a, "minor_axis": b, "rotation": rotation}
+    return _with_array(Shape(kind, tuple(map(tuple, array.tolist())), True, params), array)
+
+
+def _with_array(shape: Shape, array: np.ndarray) -> Shape:
+    """Return `shape` with its `array` already set (the same numbers as its outline; saves re-reading the tuples)."""
+    shape.__dict__["array"] = array  # what cached_property would store on first use
+    return shape
 
 
 def sector(center: tuple[float, float], radius: float, start: float, span: float) -> Shape:
@@ -210,12 +225,9 @@ def spiral(center: tuple[float, float], outer: float, turns: float, rotation: fl
     r = outer * theta / theta[-1]
     x = center[0] + r * np.cos(theta + rotation)
     y = center[1] + r * np.sin(theta + rotation)
-    return Shape(
-        "spiral",
-        tuple(zip(x.tolist(), y.tolist(), strict=True)),
-        False,
-        {"center": list(center), "outer_radius": outer, "turns": turns, "rotation": rotation},
-    )
+    array = np.stack([x, y], axis=1)
+    params = {"center": list(center), "outer_radius": outer, "turns": turns, "rotation": rotation}
+    return _with_array(Shape("spiral", tuple(map(tuple, array.tolist())), False, params), array)
 
 
 def interior_angles(points: list[tuple[float, float]] | tuple[tuple[float, float], ...]) -> list[float]:

@@ -83,9 +83,10 @@ class PixelValidator:
     def groups(self) -> int:
         """Return the number of connected stroke groups seen in the pixels."""
         if self._groups is None:
-            # 4 neighbouring bytes of a row viewed as one uint32: non-zero when any of them is dark
-            packed = np.ascontiguousarray(self.dark).view(np.uint32).reshape(SIZE, SIZE // POOL) != 0
-            pooled = packed.reshape(SIZE // POOL, POOL, SIZE // POOL).any(axis=1)
+            # 4x4 pooling is 2x2 pooling of the half-resolution mask (which shapes are measured on anyway):
+            # 2 neighbouring bytes of a row viewed as one uint16, non-zero when either is dark
+            pairs = np.ascontiguousarray(self._half()).view(np.uint16).reshape(HALF, HALF // 2) != 0
+            pooled = pairs.reshape(SIZE // POOL, 2, SIZE // POOL).any(axis=1)
             self._groups = count_components(pooled, min_size=3)
         return self._groups
 
@@ -106,20 +107,21 @@ class PixelValidator:
         """Measure one shape at half resolution: its dark pixels within a band around its outline."""
         shape = self.figure.shapes[index]
         px = to_pixels(shape.array) / 2.0
-        x0, y0 = np.floor(px.min(axis=0)).astype(int) - HALF_BAND
-        x1, y1 = np.ceil(px.max(axis=0)).astype(int) + HALF_BAND
-        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, HALF), min(y1, HALF)
-        band = Image.new("L", (x1 - x0, y1 - y0), 0)
+        lo, hi = px.min(axis=0), px.max(axis=0)
+        x0, y0 = max(int(np.floor(lo[0])) - HALF_BAND, 0), max(int(np.floor(lo[1])) - HALF_BAND, 0)
+        x1, y1 = min(int(np.ceil(hi[0])) + HALF_BAND, HALF), min(int(np.ceil(hi[1])) + HALF_BAND, HALF)
+        w, h = x1 - x0, y1 - y0
+        band = Image.new("L", (w, h), 0)
         local = px - [x0, y0]
         if shape.closed:
             local = np.vstack([local, local[:1]])
-        ImageDraw.Draw(band).line([tuple(p) for p in local.tolist()], fill=1, width=HALF_BAND)
-        # 0/1 bytes viewed as booleans: mode "1" images convert to numpy bit by bit, several times slower
-        mask = np.asarray(band).view(bool) & self._half()[y0:y1, x0:x1]
-        cols_hit = np.flatnonzero(mask.any(axis=0))
-        rows_hit = np.flatnonzero(mask.any(axis=1))
+        ImageDraw.Draw(band).line(local.ravel().tolist(), fill=1, width=HALF_BAND)  # a flat list: no tuples
+        # 0/1 bytes read as booleans: mode "1" images convert to numpy bit by bit, several times slower
+        mask = np.frombuffer(band.tobytes(), dtype=bool).reshape(h, w) & self._half()[y0:y1, x0:x1]
+        cols_hit = np.flatnonzero(np.count_nonzero(mask, axis=0))
         if len(cols_hit) == 0:
             return ShapePixels((0.0, 0.0), (0.5, 0.5), 0.0)
+        rows_hit = np.flatnonzero(mask.any(axis=1))
         width = self.widths[index] + 1.0  # a half-resolution block reaches up to a pixel beyond the stroke
         span = (
             max(0.0, 2.0 * float(cols_hit[-1] - cols_hit[0] + 1) - width) / SIZE,
@@ -130,10 +132,12 @@ class PixelValidator:
         if shape.closed:
             inside = _fill_inside(mask)
             filled = inside | mask
-            area = 4.0 * (float(inside.sum()) + 0.5 * float(mask.sum())) / SIZE**2
-        total = float(filled.sum())
-        cx = (2.0 * (float(filled.sum(axis=0) @ np.arange(filled.shape[1])) / total + x0) + 1.0) / SIZE
-        cy = 1.0 - (2.0 * (float(filled.sum(axis=1) @ np.arange(filled.shape[0])) / total + y0) + 1.0) / SIZE
+            area = 4.0 * (float(np.count_nonzero(inside)) + 0.5 * float(np.count_nonzero(mask))) / SIZE**2
+        col_sums = np.count_nonzero(filled, axis=0)
+        row_sums = np.count_nonzero(filled, axis=1)
+        total = float(col_sums.sum())
+        cx = (2.0 * (float(col_sums @ np.arange(w)) / total + x0) + 1.0) / SIZE
+        cy = 1.0 - (2.0 * (float(row_sums @ np.arange(h)) / total + y0) + 1.0) / SIZE
         return ShapePixels(span, (cx, cy), area)
 
     def coverage(self, index: int) -> float:
@@ -143,24 +147,25 @@ class PixelValidator:
         return self._coverage[index]
 
     def _all_coverage(self) -> list[float]:
-        points, owners = [], []
-        for index, shape in enumerate(self.figure.shapes):
-            px = to_pixels(shape.array)
-            if shape.closed:
-                px = np.vstack([px, px[:1]])
-            arc = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(px, axis=0).T))])
-            at = np.arange(0.0, arc[-1] + 1e-9, 4.0)
-            points.append(np.stack([np.interp(at, arc, px[:, 0]), np.interp(at, arc, px[:, 1])], axis=1))
-            owners.append(np.full(len(at), index))
-        pts = np.rint(np.vstack(points)).astype(int)
-        cols = np.clip(pts[:, 0], 1, SIZE - 2)
-        rows = np.clip(pts[:, 1], 1, SIZE - 2)
-        flat = rows * SIZE + cols
-        hit = self.dark.ravel()[flat[:, None] + NEIGHBOURS].any(axis=1)  # a dark pixel within 1 px
-        owner = np.concatenate(owners)
-        n = len(self.figure.shapes)
-        totals = np.bincount(owner, minlength=n)
-        hits = np.bincount(owner, weights=hit, minlength=n)
+        # all outlines in one array (a figure's shapes are small: per-shape numpy calls cost more than the work)
+        shapes = self.figure.shapes
+        rings = [np.vstack([s.array, s.array[:1]]) if s.closed else s.array for s in shapes]
+        sizes = np.array([len(r) for r in rings])
+        first = np.concatenate([[0], np.cumsum(sizes)[:-1]])  # index of each outline's first point
+        px = to_pixels(np.concatenate(rings))
+        seg = np.hypot(*np.diff(px, axis=0).T)
+        seg[first[1:] - 1] = 4.0 * SIZE  # a long gap between outlines, so that no sample falls between two
+        arc = np.concatenate([[0.0], np.cumsum(seg)])
+        start, length = arc[first], arc[first + sizes - 1] - arc[first]
+        counts = np.ceil((length + 1e-9) / 4.0).astype(int)  # samples every 4 px from each outline's start
+        owner = np.repeat(np.arange(len(shapes)), counts)
+        steps = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        at = start[owner] + 4.0 * steps
+        cols = np.clip(np.rint(np.interp(at, arc, px[:, 0])).astype(int), 1, SIZE - 2)
+        rows = np.clip(np.rint(np.interp(at, arc, px[:, 1])).astype(int), 1, SIZE - 2)
+        hit = self.dark.ravel()[(rows * SIZE + cols)[:, None] + NEIGHBOURS].any(axis=1)  # a dark pixel within 1 px
+        totals = np.bincount(owner, minlength=len(shapes))
+        hits = np.bincount(owner, weights=hit, minlength=len(shapes))
         return (hits / np.maximum(totals, 1)).tolist()
 
     def verdict(self, question: Question) -> Verdict:

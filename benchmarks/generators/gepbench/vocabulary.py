@@ -31,6 +31,8 @@ TERMS: dict[str, frozenset[str]] = {
     "spiral": frozenset({"spiral"}),
 }
 TERM_NAMES: tuple[str, ...] = tuple(TERMS)
+# pairs of terms whose kinds overlap, computed once (questions ask this tens of thousands of times)
+_RELATED: frozenset[tuple[str, str]] = frozenset((a, b) for a in TERMS for b in TERMS if TERMS[a] & TERMS[b])
 LINE_NOTE = "edges of other shapes do not count as lines"
 
 
@@ -57,8 +59,9 @@ def members(term: str, shapes: Sequence[Shape]) -> list[int]:
 
 
 def related_terms(a: str, b: str) -> bool:
-    """Return True when one term covers the other or they overlap (triangle / equilateral triangle)."""
-    return bool(TERMS[a] & TERMS[b])
+    """Return True when one term covers the other or they overlap (triangle / equilateral triangle); False when
+    either is not a term."""
+    return (a, b) in _RELATED
 
 
 def inclusion_note(term: str, shapes: Sequence[Shape]) -> str:

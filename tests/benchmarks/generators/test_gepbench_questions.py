@@ -144,6 +144,21 @@ def test_validator_measures_a_known_circle() -> None:
     assert v.groups() == 1
 
 
+def test_validator_coverage_is_per_shape() -> None:
+    # outlines are sampled together in one array: each shape's samples must stay its own
+    circle = sh.ellipse((0.3, 0.7), 0.15, 0.15, 0.0)
+    line = sh.segment((0.2, 0.2), (0.8, 0.25))
+    square = sh.regular("square", (0.7, 0.65), 0.12, 4, 0.3)
+    fig = Figure("easy", [circle, line, square])
+    style = Style((0, 0, 0), (2.5, 2.5, 2.5), False, 0.0)
+    image = render(fig, style, np.random.default_rng(0))
+    assert PixelValidator(image, fig, style.widths).coverage(1) == 1.0
+    erased = image.copy()
+    erased[440:530, 100:540] = 255  # the line's rows only (y 0.17-0.31)
+    v = PixelValidator(erased, fig, style.widths)
+    assert [v.coverage(i) for i in range(3)] == [1.0, 0.0, 1.0]
+
+
 def test_validator_contradicts_an_erased_shape_and_a_wrong_answer() -> None:
     balancer = LetterBalancer()
     result = make_figure("easy", 3, 7, balancer)
@@ -180,6 +195,10 @@ def test_component_counts() -> None:
     assert count_components(mask) == 3
     assert count_components(mask, min_size=2) == 2
     assert count_components(np.zeros((5, 5), dtype=bool)) == 0
+    edges = np.zeros((4, 6), dtype=bool)
+    edges[0, 5] = edges[1, 0] = True  # a row's last pixel and the next row's first are not neighbours
+    edges[3, :] = True  # a run spanning a whole row
+    assert count_components(edges) == 3
 
 
 def test_questions_follow_the_balancer_state() -> None:
