@@ -114,6 +114,7 @@ class ItemsWriter:
         self._items = (self._tmp / ITEMS_FILE).open("w", encoding="utf-8")
         self._ids: set[str] = set()
         self._images: set[str] = set()
+        self._dirs: set[Path] = set()
         self.count = 0
 
     def add_image(self, relative: str, data: bytes) -> str:
@@ -124,7 +125,9 @@ class ItemsWriter:
         if rel.parts[0] != IMAGES_DIR:
             rel = Path(IMAGES_DIR) / rel
         target = self._tmp / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in self._dirs:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._dirs.add(target.parent)
         target.write_bytes(data)
         self._images.add(rel.as_posix())
         return rel.as_posix()
