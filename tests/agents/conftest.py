@@ -112,7 +112,7 @@ def quick_retry(fake_sleep: FakeSleep) -> RetryPolicy:
 
 @pytest.fixture
 def keys(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    values = {"OPENAI_API_KEY": "sk-test-SECRETKEY123456", "ANTHROPIC_API_KEY": "sk-ant-test-SECRETKEY654321"}
+    values = {"OPENAI_API_KEY": "sk-test-SECRETKEY123456", "ANTHROPIC_API_KEY": "sk-ant-test_SECRETKEY_fake_654321"}
     for name, value in values.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
