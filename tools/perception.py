@@ -110,7 +110,7 @@ def find_color(args: FindColorArgs, ctx: Context) -> Output:
     """Find the connected regions of a colour (name or hex, within a per-channel tolerance) in the image.
 
     Returns data.regions ([{centroid, box: [x0, y0, x1, y1], area}], largest first), data.count and
-    data.pixels (all matching pixels); marks the centroids when draw.
+    data.pixels (how many pixels match in all); marks the centroids when draw.
     """
     rgb = parse_color(args.color)
     pix, ox, oy = crop(ctx, args)
