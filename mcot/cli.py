@@ -32,12 +32,14 @@ def _fail(message: str, code: int = 2) -> None:
 
 def _dispatch(module: str, function: str, **kwargs: Any) -> None:
     """Import `mcot.commands.<module>` only when its command runs (fast start-up), and call it."""
+    name = f"mcot.commands.{module}"
     try:
-        target: Callable[..., Any] = getattr(importlib.import_module(f"mcot.commands.{module}"), function)
-    except (ModuleNotFoundError, AttributeError) as exc:
-        if f"mcot.commands.{module}" in str(exc) or isinstance(exc, AttributeError):
-            _fail(f"`{module}` is not built yet")
-        raise
+        command_module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise  # a missing dependency inside a built command is a real error, not "not built"
+        _fail(f"`{module}` is not built yet")
+    target: Callable[..., Any] = getattr(command_module, function)
     try:
         code = target(**kwargs)
     except UsageError as exc:
