@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from mcot.rundir import ITEMS_COPY, RunDir, latest_by_key, read_jsonl
+from eval.rundir import ITEMS_COPY, RunDir, latest_by_key, read_jsonl
 
 FORMATS = ("jsonl", "parquet", "hf")
 HF_DATA_FILE = "data/train-00000-of-00001.parquet"

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.item import ITEMS_FILE, Item, ItemError, read_items
+from eval.rundir import ITEMS_COPY, RunDir, RunDirError, check_resumable, file_sha256, now_iso
 from mcot import __version__
 from mcot.errors import UsageError
-from mcot.rundir import ITEMS_COPY, RunDir, RunDirError, check_resumable, file_sha256, now_iso
 
 MODES = ("text", "canvas")
 CONVERTED = "data"

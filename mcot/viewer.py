@@ -8,7 +8,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from mcot.rundir import ITEMS_COPY, RunDir, latest_by_key, read_jsonl
+from eval.rundir import ITEMS_COPY, RunDir, latest_by_key, read_jsonl
 
 TEMPLATE = "viewer.html"
 # Trace fields the viewer shows; the rest (svg, ops, data) stays on disk to keep the page light.

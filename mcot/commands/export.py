@@ -6,9 +6,9 @@ from pathlib import Path
 
 import typer
 
+from eval.rundir import RunDirError
 from mcot.errors import UsageError
 from mcot.exporter import ExportError, export_run
-from mcot.rundir import RunDirError
 
 
 def run_export(run_dir: Path, format: str, out: Path) -> int:

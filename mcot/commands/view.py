@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
+from eval.rundir import RunDirError
 from mcot.errors import UsageError
-from mcot.rundir import RunDirError
 from mcot.viewer import write_viewer
 
 

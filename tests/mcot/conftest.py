@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from mcot.rundir import RunDir
+from eval.rundir import RunDir
 
 
 def _png(path: Path, color: str) -> None:

@@ -10,8 +10,8 @@ from PIL import Image
 
 from agents.fake_provider import FakeProvider, Reply
 from benchmarks.item import Item, write_items
+from eval.rundir import RunDir, read_jsonl
 from mcot.errors import UsageError
-from mcot.rundir import RunDir, read_jsonl
 from mcot.runner import RunConfig, run_items
 
 SECRET = "sk-test-THISMUSTNOTLEAK0123456789"

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from mcot.rundir import RunDir, RunDirError, check_resumable, read_jsonl
+from eval.rundir import RunDir, RunDirError, check_resumable, read_jsonl
 
 
 def test_last_line_per_item_and_mode_wins(handmade_run: Path) -> None:

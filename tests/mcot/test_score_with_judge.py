@@ -8,8 +8,8 @@ import pytest
 
 from agents.fake_provider import FakeProvider, Raw, Reply
 from benchmarks.item import Item, write_items
+from eval.rundir import read_jsonl
 from mcot.commands.score import run_score
-from mcot.rundir import read_jsonl
 from mcot.runner import RunConfig, run_items
 
 PREDICTIONS = {

@@ -1,0 +1,68 @@
+"""Named toolsets: which tools an arm of an experiment offers, and a hash of each tool's schema.
+
+`text` offers nothing, `canvas` only the canvas operations of DESIGN.md (draw, transform, edit, undo, zoom,
+grid: nothing that computes an answer), `tools` the canvas plus every domain tool (physics, optics, geometry,
+graph, perception, algebra). A custom arm names its tools one by one (`custom_toolset`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+from collections.abc import Iterable
+from functools import cache
+
+from tools.canvas_ops import CANVAS_TOOLS
+from tools.errors import ToolError
+from tools.registry import registry
+
+TOOLSET_NAMES = ("text", "canvas", "tools")
+"""The named toolsets, from fewest tools to most."""
+
+
+def toolset(name: str) -> tuple[str, ...]:
+    """Return the tool names of a named toolset; raise ToolError (with a did-you-mean) for another name."""
+    if name == "text":
+        return ()
+    if name == "canvas":
+        return CANVAS_TOOLS
+    if name == "tools":
+        return tuple(registry())
+    close = difflib.get_close_matches(name, TOOLSET_NAMES, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ToolError(f"no toolset named {name!r} (the toolsets are {', '.join(TOOLSET_NAMES)}){hint}")
+
+
+def custom_toolset(names: Iterable[str]) -> tuple[str, ...]:
+    """Return the named tools in the order given, without repeats; raise ToolError naming an unknown one."""
+    known = registry()
+    chosen = tuple(dict.fromkeys(name.strip() for name in names if name.strip()))
+    if not chosen:
+        raise ToolError("a custom toolset needs at least one tool name")
+    for name in chosen:
+        if name not in known:
+            close = difflib.get_close_matches(name, list(known), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise ToolError(f"there is no tool named {name!r}{hint} (`mcot tools` lists them)")
+    return chosen
+
+
+def domain_tools() -> tuple[str, ...]:
+    """Return every registered tool that is not a canvas operation."""
+    return tuple(name for name in registry() if name not in CANVAS_TOOLS)
+
+
+@cache
+def schema_sha256(name: str) -> str:
+    """Return the sha256 of a tool's model-facing definition (name, description, argument schema)."""
+    from tools.schemas import parameters_schema
+
+    spec = registry()[name]
+    definition = {"name": spec.name, "description": spec.description, "parameters": parameters_schema(spec)}
+    return hashlib.sha256(json.dumps(definition, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def schema_hashes(names: Iterable[str]) -> dict[str, str]:
+    """Return {tool name: schema sha256} for the named tools, in the order given."""
+    return {name: schema_sha256(name) for name in names}
