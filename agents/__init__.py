@@ -1,6 +1,7 @@
 """The solver: a LangGraph draw–observe–revise loop, model backends, prompts and visual traces.
 
-Public surface: `solve`, `load_model`, `ask_text`, `Budget`, `Prediction`, `Trace`, `Step`, `prompt_hashes`.
+Public surface: `solve`, `Solver`, `ChatSolver`, `load_model`, `register_backend`, `backend_names`, `ask_text`,
+`Budget`, `Prediction`, `Trace`, `Step`, `prompt_hashes`.
 Names are imported on first use, so `import agents.trace` (what eval reads) does not load LangGraph or
 the provider SDKs. See docs/agent.md.
 """
@@ -20,10 +21,15 @@ _EXPORTS = {
     "ModelRequest": "agents.backends.base",
     "ModelResponse": "agents.backends.base",
     "load_model": "agents.backends",
+    "register_backend": "agents.backends",
+    "backend_names": "agents.backends",
+    "Registry": "agents.registry",
     "ask_text": "agents.ask",
     "prompt_hashes": "agents.prompts",
     "Prediction": "agents.solver",
     "solve": "agents.solver",
+    "Solver": "agents.solver",
+    "ChatSolver": "agents.solver",
     "Recorder": "agents.trace",
     "Step": "agents.trace",
     "Trace": "agents.trace",
@@ -31,12 +37,13 @@ _EXPORTS = {
 
 if TYPE_CHECKING:
     from agents.ask import ask_text
-    from agents.backends import load_model
+    from agents.backends import backend_names, load_model, register_backend
     from agents.backends.base import ModelBackend, ModelRequest, ModelResponse
     from agents.budget import Budget
     from agents.errors import AgentError, ModelError, ModelSpecError, PromptError
     from agents.prompts import prompt_hashes
-    from agents.solver import Prediction, solve
+    from agents.registry import Registry
+    from agents.solver import ChatSolver, Prediction, Solver, solve
     from agents.trace import Recorder, Step, Trace
 
 
@@ -56,6 +63,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "AgentError",
     "Budget",
+    "ChatSolver",
     "ModelBackend",
     "ModelError",
     "ModelRequest",
@@ -64,10 +72,14 @@ __all__ = [
     "Prediction",
     "PromptError",
     "Recorder",
+    "Registry",
+    "Solver",
     "Step",
     "Trace",
     "ask_text",
+    "backend_names",
     "load_model",
     "prompt_hashes",
+    "register_backend",
     "solve",
 ]

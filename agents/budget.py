@@ -8,11 +8,12 @@ from typing import Literal
 
 @dataclass(frozen=True)
 class Budget:
-    """Limits of one solve: model turns, output tokens, wall clock; plus context and image settings.
+    """Limits of one solve: model turns, output tokens, wall clock; sampling; context and image settings.
 
     `max_output_tokens` counts over the whole item (None: unlimited); `max_tokens_per_call` is each call's
     own cap. `max_canvas_images` is how many of the latest canvas images stay in the model's context.
-    `tools` restricts the tools offered in canvas mode (None: every registered tool).
+    `temperature` and `seed` go into every request of backends that take them (`seed` None: not sent).
+    Which tools are offered is the arm's business (`solve(..., tools=...)`), not the budget's.
     """
 
     max_steps: int = 12
@@ -21,9 +22,9 @@ class Budget:
     item_timeout_s: float | None = None
     max_canvas_images: int = 3
     temperature: float = 0.0
+    seed: int | None = None
     observe_max_side: int = 1024
     observe_format: Literal["png", "jpeg"] = "png"
-    tools: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:

@@ -12,12 +12,23 @@ class ModelSpecError(AgentError, ValueError):
 
 
 class ModelError(AgentError):
-    """A model call failed for good: a non-retryable status, or every retry was spent."""
+    """A model call failed for good: a non-retryable status, or every retry was spent.
 
-    def __init__(self, message: str, *, status: int | None = None, retries: list[dict] | None = None) -> None:
+    `sampling` is what the failed request sent (temperature, seed), when the backend knows it.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        retries: list[dict] | None = None,
+        sampling: dict | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.retries = list(retries or [])
+        self.sampling = dict(sampling) if sampling is not None else None
 
 
 class PromptError(AgentError):

@@ -47,7 +47,7 @@ def initial_state() -> LoopState:
 
 
 async def prepare(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
-    """Open the canvas (canvas mode) and build the opening messages."""
+    """Open the canvas (when the arm offers tools) and build the opening messages."""
     await runtime.context.prepare()
     return {"canvas_sha": runtime.context.canvas_sha}
 

@@ -22,7 +22,7 @@ from agents.errors import AgentError, ModelError
 from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart, limit_canvas_images, system, user
 from agents.prompts import load_prompt, render_task
 from agents.toolbox import Toolbox, ToolOutcome, outcome
-from agents.trace import Recorder
+from agents.trace import DrawnBy, Recorder
 
 BLANK_CANVAS = (1024, 768)
 _MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
@@ -68,7 +68,11 @@ def image_part(path: Path, *, canvas: bool = False) -> ImagePart:
 
 @dataclass
 class Session:
-    """Everything one solve works on; `answer` mirrors the last non-empty model text."""
+    """Everything one solve works on; `answer` mirrors the last non-empty model text.
+
+    `mode` is the arm's name (a label for hints and prompts); `tools` the tools the arm offers. None means
+    the text loop: one answer in words, no canvas, no tools.
+    """
 
     view: Any
     mode: str
@@ -103,10 +107,10 @@ class Session:
 
     # --- prepare -------------------------------------------------------------------------------------
     async def prepare(self) -> None:
-        """Build the opening messages; in canvas mode open the canvas and record its first observation."""
+        """Build the opening messages; with tools on offer open the canvas and record its first observation."""
         v = self.view
         task = render_task(v.benchmark, v.question, v.choices, v.answer_type)
-        if self.mode == "text":
+        if self.tools is None:
             images = await asyncio.to_thread(lambda: [image_part(p) for p in v.images])
             self.messages = [user(*images, task)]
             return
@@ -156,9 +160,10 @@ class Session:
             max_tokens = max(1, min(max_tokens, b.max_output_tokens - self.output_tokens))
         request = ModelRequest(
             messages=limit_canvas_images(self.messages, b.max_canvas_images),
-            tools=self.tools if self.mode == "canvas" else None,
+            tools=self.tools,
             max_tokens=max_tokens,
             temperature=b.temperature,
+            seed=b.seed,
             hints=self.hints,
         )
         started = time.perf_counter()
@@ -166,7 +171,9 @@ class Session:
             response = await self.backend.generate(request)
         except ModelError as exc:
             message = self.redact(str(exc))
-            self.recorder.add("model", error=message, retries=exc.retries, latency_s=_secs(started))
+            self.recorder.add(
+                "model", error=message, retries=exc.retries, latency_s=_secs(started), sampling=exc.sampling
+            )
             return "error", message, ()
         except AgentError as exc:
             message = self.redact(str(exc))
@@ -175,7 +182,7 @@ class Session:
         self.turns += 1
         self.input_tokens += response.usage.input_tokens
         self.output_tokens += response.usage.output_tokens
-        calls = response.tool_calls if self.mode == "canvas" else ()
+        calls = response.tool_calls if self.tools is not None else ()
         self.recorder.add(
             "model",
             text=response.text,
@@ -183,6 +190,7 @@ class Session:
             usage={"input_tokens": response.usage.input_tokens, "output_tokens": response.usage.output_tokens},
             latency_s=_secs(started),
             retries=list(response.retries),
+            sampling=dict(response.sampling),
         )
         parts: list[Any] = [TextPart(response.text)] if response.text else []
         self.messages.append(Message("assistant", parts, calls, response.tool_calls_in_text))
@@ -224,6 +232,7 @@ class Session:
                 error=result.error,
                 image=image_path,
                 changed=list(result.drawn),
+                drawn_by=drawn_by(call.name),
                 ops=ops,
                 data=result.data,
             )
@@ -233,7 +242,8 @@ class Session:
 
     def _one_tool(self, call: ToolCall, offered: tuple[str, ...]) -> ToolOutcome:
         if call.name not in offered:
-            message = f"unknown tool {call.name!r}; the available tools are: {', '.join(offered)}"
+            why = f"is not offered in this arm ({self.mode})" if call.name in self.toolbox.names() else "is unknown"
+            message = f"tool {call.name!r} {why}; the available tools are: {', '.join(offered)}"
             return ToolOutcome(ok=False, text=message, error=message)
         arguments = call.parsed_arguments()
         if arguments is None:
@@ -257,6 +267,13 @@ class Session:
             return
         note, image = await asyncio.to_thread(self._observe, "observation.txt", changed)
         last.parts.extend([TextPart(note), image])
+
+
+def drawn_by(tool: str) -> DrawnBy:
+    """Return who drew a tool step's geometry: "model" for a canvas operation, "tool" for any other tool."""
+    from tools.canvas_ops import CANVAS_TOOLS
+
+    return "model" if tool in CANVAS_TOOLS else "tool"
 
 
 def _secs(started: float) -> float:

@@ -1,4 +1,9 @@
-"""`solve(item, ...)`: one item, one model, one mode → (Prediction, Trace). Async; run many at once."""
+"""Solvers: `solve(item, ...)` runs one item in one arm → (Prediction, Trace); `ChatSolver` wraps it for runners.
+
+A `Solver` is what a runner drives: an arm label, a `describe()` for the run manifest and an async `solve`.
+`ChatSolver` is a chat model in one arm (text, canvas, tools or a custom tool list); image generators (a later
+issue) will be Solvers too, so the runner never needs to know which kind it runs.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,12 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from langgraph.errors import GraphRecursionError
 
 from agents.backends import load_model
-from agents.backends.base import ModelBackend, redactor
+from agents.backends.base import ModelBackend, redactor, sampling_support
 from agents.budget import Budget
 from agents.graph import initial_state, solver_graph
 from agents.pricing import cost_usd
@@ -19,7 +24,9 @@ from agents.session import Blobs, MemoryBlobs, Session
 from agents.toolbox import RegistryToolbox, Toolbox, toolset
 from agents.trace import Trace
 
-Mode = Literal["text", "canvas"]
+if TYPE_CHECKING:
+    from benchmarks.item import Item
+
 Status = Literal["ok", "error", "budget"]
 
 
@@ -50,22 +57,26 @@ async def solve(
     item: Any,
     view_root: Path | str,
     model: ModelBackend | str,
-    mode: Mode = "text",
+    mode: str = "text",
     budget: Budget | None = None,
     blobs: Blobs | None = None,
     *,
     toolbox: Toolbox | None = None,
+    tools: tuple[str, ...] | None = None,
 ) -> tuple[Prediction, Trace]:
-    """Return the prediction and trace of solving `item` with `model` in `mode`.
+    """Return the prediction and trace of solving `item` with `model` in the arm `mode`.
 
-    Only the item's prompt view (question, images, choices) reaches the model. `view_root` is the items
-    directory its image paths are relative to; images go to `blobs` (a canvas.BlobStore; in memory when
-    None). Failures never raise: they come back as status "error" (or "budget") with a message.
+    `mode` is the arm's name; `tools` the exact tool names it offers (None: the named toolset of
+    `tools.toolsets.toolset(mode)`, so "text", "canvas" and "tools" need no list). No tools means the text
+    loop (one answer in words); any tools, the canvas loop offering exactly those. Only the item's prompt
+    view (question, images, choices) reaches the model. `view_root` is the items directory its image paths
+    are relative to; images go to `blobs` (a canvas.BlobStore; in memory when None). An unknown arm, or a tool
+    the toolbox lacks, raises ValueError; failures of the item never raise: they come back as status
+    "error" (or "budget") with a message.
     """
     from benchmarks.item import prompt_view
 
-    if mode not in ("text", "canvas"):
-        raise ValueError(f"mode must be 'text' or 'canvas', got {mode!r}")
+    offered = _arm_tools(mode) if tools is None else tuple(tools)
     budget = budget or Budget()
     backend = load_model(model) if isinstance(model, str) else model
     box = toolbox or RegistryToolbox()
@@ -76,14 +87,13 @@ async def solve(
         budget=budget,
         blobs=blobs if blobs is not None else MemoryBlobs(),
         toolbox=box,
+        tools=toolset(box, offered) if offered else None,
         redact=redactor(getattr(backend, "_key", None)),
     )
     started = time.perf_counter()
     status: Status
     error: str | None = None
     try:
-        if mode == "canvas":
-            session.tools = toolset(box, budget.tools)
         async with asyncio.timeout(budget.item_timeout_s):
             final = await solver_graph().ainvoke(
                 initial_state(), config={"recursion_limit": budget.recursion_limit()}, context=session
@@ -112,3 +122,60 @@ async def solve(
     )
     # a copy: after a timeout a tool thread may still be finishing and must not change what is returned
     return prediction, Trace(list(session.recorder.trace.steps))
+
+
+def _arm_tools(arm: str) -> tuple[str, ...]:
+    """Return the tools of a named arm ("text", "canvas", "tools"); raise ValueError for another name."""
+    from tools.errors import ToolError
+    from tools.toolsets import toolset as named_toolset
+
+    try:
+        return named_toolset(arm)
+    except ToolError as exc:
+        raise ValueError(f"{exc}; pass tools=(...) to solve in an arm of your own") from None
+
+
+@runtime_checkable
+class Solver(Protocol):
+    """What a runner drives: one arm of an experiment, described for the manifest, solving one item at a time."""
+
+    arm: str
+
+    def describe(self) -> dict[str, Any]:
+        """Return a JSON-ready description for the run manifest (never a key)."""
+        ...
+
+    async def solve(self, item: Item, view_root: Path, blobs: Blobs) -> tuple[Prediction, Trace]:
+        """Return the prediction and trace of one item; failures come back as a status, never raised."""
+        ...
+
+
+@dataclass
+class ChatSolver:
+    """A chat model in one arm: `tools` empty → the text loop, else the canvas loop offering exactly them."""
+
+    backend: ModelBackend
+    arm: str
+    tools: tuple[str, ...]
+    budget: Budget = field(default_factory=Budget)
+    toolbox: Toolbox = field(default_factory=RegistryToolbox)
+
+    def describe(self) -> dict[str, Any]:
+        """Return the solver for the manifest: kind, model spec, provider, arm, tools, sampling, limits."""
+        return {
+            "kind": "chat",
+            "model": self.backend.spec,
+            "provider": self.backend.provider,
+            "arm": self.arm,
+            "tools": list(self.tools),
+            "sampling": sampling_support(self.backend),
+            "temperature": self.budget.temperature,
+            "seed": self.budget.seed,
+            "max_steps": self.budget.max_steps,
+        }
+
+    async def solve(self, item: Item, view_root: Path, blobs: Blobs) -> tuple[Prediction, Trace]:
+        """Return the prediction and trace of `item` in this solver's arm."""
+        return await solve(
+            item, view_root, self.backend, self.arm, self.budget, blobs, toolbox=self.toolbox, tools=self.tools
+        )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, Protocol
 
 from agents.backends.base import SchemaFlavor, ToolSet
@@ -26,7 +25,7 @@ class Toolbox(Protocol):
     """Where the loop gets its tools from (the tools package by default; a fake in some tests)."""
 
     def names(self) -> tuple[str, ...]:
-        """Return every tool name offered in canvas mode."""
+        """Return every tool name this toolbox can run."""
         ...
 
     def schemas(self, flavor: SchemaFlavor, names: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -39,7 +38,11 @@ class Toolbox(Protocol):
 
 
 class RegistryToolbox:
-    """The tools package: every registered tool, schemas from tools.openai_tools / anthropic_tools / …"""
+    """The tools package: every registered tool, schemas from tools.openai_tools / anthropic_tools / …
+
+    Schemas are built once per (flavour, tool names) for the whole process, not once per item: building
+    them walks every argument model through pydantic.
+    """
 
     def names(self) -> tuple[str, ...]:
         """Return every registered tool name."""
@@ -48,15 +51,8 @@ class RegistryToolbox:
         return tuple(tools.registry())
 
     def schemas(self, flavor: SchemaFlavor, names: tuple[str, ...]) -> list[dict[str, Any]]:
-        """Return the tool entries for a wire flavour."""
-        import tools
-
-        builder = {
-            "openai": tools.openai_tools,
-            "anthropic": tools.anthropic_tools,
-            "compatible": tools.compatible_tools,
-        }
-        return builder[flavor](list(names))
+        """Return the tool entries for a wire flavour (cached while the named tools stay registered as they are)."""
+        return list(_registry_schemas(flavor, tuple(names)))
 
     def call(self, name: str, arguments: dict[str, Any] | str, canvas: Any) -> Any:
         """Run one tool through tools.call."""
@@ -65,17 +61,33 @@ class RegistryToolbox:
         return tools.call(name, arguments, canvas)
 
 
-@cache
+_SCHEMAS: dict[tuple[str, tuple[str, ...]], tuple[tuple[Any, ...], list[dict[str, Any]]]] = {}
+"""(flavour, names) → (the ToolSpecs the entries were built from, the entries)."""
+
+
 def _registry_schemas(flavor: SchemaFlavor, names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Return the registry's tool entries for a flavour, rebuilt only when one of the named tools was re-registered."""
     import tools
 
+    registered = tools.registry()
+    specs = tuple(registered.get(name) for name in names)
+    hit = _SCHEMAS.get((flavor, names))
+    if hit is not None and all(a is b for a, b in zip(hit[0], specs, strict=True)):
+        return hit[1]
     builder = {"openai": tools.openai_tools, "anthropic": tools.anthropic_tools, "compatible": tools.compatible_tools}
-    return builder[flavor](list(names))
+    entries = builder[flavor](list(names))
+    _SCHEMAS[(flavor, names)] = (specs, entries)
+    return entries
 
 
-def toolset(toolbox: Toolbox, names: Sequence[str] | None = None) -> ToolSet:
-    """Return the ToolSet offering `names` (all of the toolbox's tools when None)."""
-    chosen = tuple(names) if names is not None else toolbox.names()
+def toolset(toolbox: Toolbox, names: Sequence[str]) -> ToolSet:
+    """Return the ToolSet offering exactly `names`; raise ValueError naming any the toolbox cannot run."""
+    chosen = tuple(names)
+    known = set(toolbox.names())
+    missing = [name for name in chosen if name not in known]
+    if missing:
+        lacking = ", ".join(map(repr, missing))
+        raise ValueError(f"the toolbox has no tool {lacking}; it has: {', '.join(sorted(known))}")
     return ToolSet(chosen, toolbox.schemas)
 
 

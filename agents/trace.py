@@ -3,6 +3,11 @@
 A Step serialises to one line of `RUN/traces/<id>.<mode>.jsonl` in the format of docs/contracts.md.
 Images appear as blob paths only; their bytes live in the run's BlobStore. `Trace.ops()` gives the canvas
 operations in order, which is all `Canvas.replay` needs to rebuild every snapshot byte for byte.
+
+A model step records `sampling`, the sampling fields its request sent (`{"temperature": 0.0, "seed": 7}`;
+keys the backend does not send are left out). A tool step records `drawn_by`: "model" for a canvas
+operation the model issued itself, "tool" for any other tool (geometry a domain tool drew with `draw=true`).
+Old traces lack both fields.
 """
 
 from __future__ import annotations
@@ -16,10 +21,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 StepKind = Literal["model", "tool", "observation"]
+DrawnBy = Literal["model", "tool"]
 _COMMON = ("step", "kind", "text", "tool", "arguments", "result", "error", "image", "svg", "changed", "usage", "t")
 _EXTRA: dict[str, tuple[str, ...]] = {
-    "model": ("tool_calls", "latency_s", "retries"),
-    "tool": ("ops", "data"),
+    "model": ("tool_calls", "latency_s", "retries", "sampling"),
+    "tool": ("drawn_by", "ops", "data"),
     "observation": ("seen",),
 }
 
@@ -43,6 +49,8 @@ class Step:
     tool_calls: list[dict[str, Any]] | None = None
     latency_s: float | None = None
     retries: list[dict[str, Any]] | None = None
+    sampling: dict[str, Any] | None = None
+    drawn_by: DrawnBy | None = None
     ops: list[dict[str, Any]] | None = None
     data: dict[str, Any] | None = None
     seen: str | None = None

@@ -1,4 +1,9 @@
-"""Text vs canvas on the same items: paired accuracy differences, bootstrap intervals, McNemar, flips, cost."""
+"""Any two arms on the same items: paired accuracy differences, bootstrap intervals, McNemar, flips, cost.
+
+Every paired item counts: a run error, an unjudged item or a judge error is wrong, as in the report's tables.
+`mcot compare RUN` compares the two arms of a run, or text against each other arm when it has more;
+`--a ARM --b ARM` picks the pair (of one run, or arm A of RUN and arm B of RUN_B).
+"""
 
 from __future__ import annotations
 
@@ -11,13 +16,13 @@ from typing import Any
 
 from eval.errors import EvalError
 from eval.metrics import Table, num, pct
-from eval.rundir import Score, open_run, read_scores
+from eval.rundir import Score, open_run, order_arms, read_scores
 from eval.stats import mcnemar_exact, paired_bootstrap
 
 
 @dataclass(frozen=True)
 class Side:
-    """One side of a comparison: a label (its mode), its scores and results by item id."""
+    """One side of a comparison: a label (its arm), its scores and results by item id."""
 
     label: str
     scores: dict[str, Score]
@@ -48,6 +53,7 @@ class Comparison:
     b: str
     groups: list[GroupComparison] = field(default_factory=list)
     excluded: int = 0
+    undecided: dict[str, dict[str, int]] = field(default_factory=dict)
     usage: dict[str, dict[str, float | None]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -84,9 +90,16 @@ class Comparison:
         main.notes.append(
             f"diff = {self.b} − {self.a}; 95% percentile bootstrap over items (seeded), exact two-sided McNemar test"
         )
+        main.notes.append(
+            "n counts every item scored in both arms: run errors, unjudged items and judge errors count as wrong"
+        )
+        for label, counts in self.undecided.items():
+            shown = ", ".join(f"{count} {kind}" for kind, count in counts.items() if count)
+            if shown:
+                main.notes.append(f"{label}: {shown} among the paired items (counted wrong)")
         if self.excluded:
             main.notes.append(
-                f"{self.excluded} item(s) left out: not decided in both (unjudged, judge error or missing)"
+                f"{self.excluded} item(s) left out: scored in one arm only (re-run `mcot score` to score every pair)"
             )
         main.notes += self.warnings
         flips = Table("Flips (item ids)", ["Group", "wrong→right", "right→wrong"])
@@ -94,7 +107,7 @@ class Comparison:
             if g.group != "Overall":
                 flips.rows.append([g.group, _ids(g.wrong_to_right), _ids(g.right_to_wrong)])
         usage = Table(
-            "Cost and steps per mode (paired items)",
+            "Cost and steps per arm (paired items)",
             ["Mode", "mean steps", "median steps", "mean cost ($)", "total cost ($)", "cost known"],
         )
         for label, stats in self.usage.items():
@@ -123,17 +136,23 @@ def _ids(ids: Sequence[str], limit: int = 30) -> str:
 
 
 def compare_sides(a: Side, b: Side, *, n_boot: int = 10_000, seed: int = 0) -> Comparison:
-    """Return the paired comparison of two sides on the items both decided."""
+    """Return the paired comparison of two sides on the items both scored (undecided scores count as wrong)."""
     common = sorted(set(a.scores) & set(b.scores))
-    decided = [i for i in common if a.scores[i].correct is not None and b.scores[i].correct is not None]
-    comparison = Comparison(a.label, b.label, excluded=len(set(a.scores) | set(b.scores)) - len(decided))
-    if not decided:
-        raise EvalError(f"no item has a decided score in both {a.label} and {b.label}: nothing to compare")
+    comparison = Comparison(a.label, b.label, excluded=len(set(a.scores) | set(b.scores)) - len(common))
+    if not common:
+        raise EvalError(f"no item has a score in both {a.label} and {b.label}: nothing to compare")
+    for side_ in (a, b):
+        methods = [side_.scores[i].method for i in common]
+        comparison.undecided[side_.label] = {
+            "run error(s)": methods.count("error"),
+            "unjudged": methods.count("none"),
+            "judge error(s)": methods.count("judge_error"),
+        }
     groups: dict[str, list[str]] = defaultdict(list)
-    for item_id in decided:
+    for item_id in common:
         score = a.scores[item_id]
         groups[f"{score.benchmark}/{score.category}"].append(item_id)
-    ordered = [*sorted(groups.items()), ("Overall", decided)]
+    ordered = [*sorted(groups.items()), ("Overall", common)]
     for offset, (name, ids) in enumerate(ordered):
         xs = [float(bool(a.scores[i].correct)) for i in ids]
         ys = [float(bool(b.scores[i].correct)) for i in ids]
@@ -154,8 +173,8 @@ def compare_sides(a: Side, b: Side, *, n_boot: int = 10_000, seed: int = 0) -> C
                 down,
             )
         )
-    for side in (a, b):
-        comparison.usage[side.label] = _usage([side.results.get(i, {}) for i in decided])
+    for side_ in (a, b):
+        comparison.usage[side_.label] = _usage([side_.results.get(i, {}) for i in common])
     return comparison
 
 
@@ -181,51 +200,112 @@ def _identity(manifest: dict[str, Any], scores: Sequence[Score]) -> dict[str, An
     }
 
 
-def compare_runs(
-    run_a: Path, run_b: Path | None = None, *, force: bool = False, n_boot: int = 10_000, seed: int = 0
-) -> Comparison:
-    """Return text vs canvas for one run with both modes, or run A's mode vs run B's mode.
+def arm_pairs(arms: Sequence[str]) -> list[tuple[str, str]]:
+    """Return (text, arm) for each other arm in `arms` (order of order_arms), or [] without a text arm."""
+    ordered = order_arms(arms)
+    return [("text", arm) for arm in ordered if arm != "text"] if "text" in ordered else []
 
-    Runs that differ in model, judge or dataset hash are refused (EvalError) unless `force`.
+
+def _partner(arms: Sequence[str], given: str) -> str:
+    """Return the default arm to compare `given` with: text, else canvas, else the first other arm."""
+    others = [arm for arm in arms if arm != given]
+    for preferred in ("text", "canvas"):
+        if preferred in others:
+            return preferred
+    return others[0]
+
+
+def _check_arm(run: Path, arm: str, arms: Sequence[str]) -> None:
+    if arm not in arms:
+        raise EvalError(f"{run} has no scored arm {arm!r}; its arms: {', '.join(arms) or 'none'}")
+
+
+def choose_pairs(run: Path, arms: Sequence[str], a: str | None = None, b: str | None = None) -> list[tuple[str, str]]:
+    """Return the (A, B) arm pairs to compare within one run.
+
+    --a and --b pick the pair (one of them alone is compared with text, else canvas, else the other arm);
+    without them: the two arms of a two-arm run, or text against each other arm. Raise EvalError naming the
+    arms when an arm is unknown, when there are fewer than two, or when more than two and no text arm.
+    """
+    arms = order_arms(arms)
+    if len(arms) < 2:
+        raise EvalError(f"{run} has only the arm(s) {arms}; compare needs two arms or a second run")
+    for arm in (a, b):
+        if arm is not None:
+            _check_arm(run, arm, arms)
+    if a is not None and b is not None:
+        if a == b:
+            raise EvalError(f"--a and --b name the same arm {a!r}; choose two of: {', '.join(arms)}")
+        return [(a, b)]
+    if a is not None:
+        return [(a, _partner(arms, a))]
+    if b is not None:
+        return [(_partner(arms, b), b)]
+    if len(arms) == 2:
+        return [(arms[0], arms[1])]
+    pairs = arm_pairs(arms)
+    if not pairs:
+        raise EvalError(f"{run} has {len(arms)} arms ({', '.join(arms)}) and no text arm: choose two with --a and --b")
+    return pairs
+
+
+def compare_runs(
+    run_a: Path,
+    run_b: Path | None = None,
+    *,
+    a: str | None = None,
+    b: str | None = None,
+    force: bool = False,
+    n_boot: int = 10_000,
+    seed: int = 0,
+) -> list[Comparison]:
+    """Return the comparisons asked for: arm pairs of one run (see choose_pairs), or arm `a` of A vs arm `b` of B.
+
+    With two runs, `a` defaults to text (else A's first arm) and `b` to canvas (else B's first arm other than
+    `a`). Runs that differ in model, judge or dataset hash are refused (EvalError) unless `force`. Both runs'
+    frozen items are checked (open_run).
     """
     first = open_run(run_a)
     scores_a = read_scores(run_a)
+    arms_a = order_arms({s.mode for s in scores_a})
     if run_b is None:
-        modes = sorted({s.mode for s in scores_a}, key=lambda m: ({"text": 0, "canvas": 1}.get(m, 2), m))
-        if len(modes) < 2:
-            raise EvalError(f"{run_a} has only the mode(s) {modes}; compare needs two modes or a second run")
-        left, right = modes[0], modes[1]
-        return compare_sides(
-            _side(left, scores_a, first.results), _side(right, scores_a, first.results), n_boot=n_boot, seed=seed
-        )
+        return [
+            compare_sides(side(x, scores_a, first.results), side(y, scores_a, first.results), n_boot=n_boot, seed=seed)
+            for x, y in choose_pairs(Path(run_a), arms_a, a, b)
+        ]
     second = open_run(run_b)
     scores_b = read_scores(run_b)
+    arms_b = order_arms({s.mode for s in scores_b})
     identity_a, identity_b = _identity(first.manifest, scores_a), _identity(second.manifest, scores_b)
     differing = [key for key in identity_a if identity_a[key] != identity_b[key]]
     warnings: list[str] = []
     if differing:
         detail = "; ".join(f"{key}: {identity_a[key]!r} vs {identity_b[key]!r}" for key in differing)
         if not force:
-            raise EvalError(f"the runs differ in more than the mode ({detail}); pass --force to compare them anyway")
+            raise EvalError(f"the runs differ in more than the arm ({detail}); pass --force to compare them anyway")
         warnings.append(f"forced: the runs differ in {detail}")
-    modes_a = {s.mode for s in scores_a}
-    modes_b = {s.mode for s in scores_b}
-    left = "text" if "text" in modes_a else sorted(modes_a)[0]
-    right_choices = sorted(modes_b - {left}) or sorted(modes_b)
-    right = "canvas" if "canvas" in right_choices else right_choices[0]
-    side_a = _side(left, scores_a, first.results)
-    side_b = _side(right, scores_b, second.results)
+    left = a if a is not None else ("text" if "text" in arms_a else (arms_a or ["?"])[0])
+    _check_arm(Path(run_a), left, arms_a)
+    if b is None:
+        choices = [arm for arm in arms_b if arm != left] or arms_b
+        right = "canvas" if "canvas" in choices else (choices or ["?"])[0]
+    else:
+        right = b
+    _check_arm(Path(run_b), right, arms_b)
+    side_a = side(left, scores_a, first.results)
+    side_b = side(right, scores_b, second.results)
     if left == right:
         side_a = Side(f"{left} (A)", side_a.scores, side_a.results)
         side_b = Side(f"{right} (B)", side_b.scores, side_b.results)
     comparison = compare_sides(side_a, side_b, n_boot=n_boot, seed=seed)
     comparison.warnings += warnings
-    return comparison
+    return [comparison]
 
 
-def _side(mode: str, scores: Sequence[Score], results: dict[tuple[str, str], dict[str, Any]]) -> Side:
+def side(arm: str, scores: Sequence[Score], results: dict[tuple[str, str], dict[str, Any]]) -> Side:
+    """Return one arm's side of a comparison: its scores and results by item id."""
     return Side(
-        mode,
-        {s.id: s for s in scores if s.mode == mode},
-        {item_id: row for (item_id, row_mode), row in results.items() if row_mode == mode},
+        arm,
+        {s.id: s for s in scores if s.mode == arm},
+        {item_id: row for (item_id, row_mode), row in results.items() if row_mode == arm},
     )

@@ -1,7 +1,9 @@
 """Metrics per benchmark, as tables under each benchmark's own labels (accuracies in percent, one decimal).
 
-Accuracies count only decided items (`correct` True or False); unjudged items (method "none") and judge
-errors are counted in their own columns, never as wrong.
+Every (item, arm) of the run is in the denominator: an accuracy is correct / n, where n counts run errors
+(method "error": failed, budget-stopped or missing pairs), unjudged items (method "none") and judge errors as
+wrong. The tables show `n`, `errors`, `unjudged` and `judge errors` beside the accuracies, and when items are
+unjudged a note gives the range the accuracy could reach once they are judged.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from eval.rundir import Score
+from eval.rundir import Score, order_arms
 from eval.stats import plcc, srcc
 
 RBENCH_CATEGORIES = ("math", "physics", "counting", "game")
@@ -55,39 +57,54 @@ def num(value: float | None, digits: int = 2) -> str:
 
 @dataclass(frozen=True)
 class Tally:
-    """Counts of a group of scores: correct, decided (correct or wrong), unjudged, judge errors."""
+    """Counts of a group of scores: all of them (n), correct, run errors, unjudged, judge errors."""
 
+    n: int
     correct: int
-    decided: int
-    unjudged: int
     errors: int
+    unjudged: int
+    judge_errors: int
 
     @property
     def accuracy(self) -> float | None:
-        """Return correct / decided, or None when nothing was decided."""
-        return self.correct / self.decided if self.decided else None
+        """Return correct / n (run errors, unjudged items and judge errors count as wrong), None when n is 0."""
+        return self.correct / self.n if self.n else None
+
+    @property
+    def upper(self) -> float | None:
+        """Return (correct + unjudged) / n: the accuracy if every unjudged item turned out right."""
+        return (self.correct + self.unjudged) / self.n if self.n else None
+
+    def counts(self) -> list[str]:
+        """Return the cells of the COUNT_COLUMNS: n, errors, unjudged, judge errors."""
+        return [str(self.n), str(self.errors), str(self.unjudged), str(self.judge_errors)]
+
+
+COUNT_COLUMNS = ["n", "errors", "unjudged", "judge errors"]
 
 
 def tally(scores: Iterable[Score]) -> Tally:
     """Return the counts of a group of scores."""
-    correct = decided = unjudged = errors = 0
+    n = correct = errors = unjudged = judge_errors = 0
     for score in scores:
-        if score.method == "judge_error":
+        n += 1
+        if score.method == "error":
             errors += 1
+        elif score.method == "judge_error":
+            judge_errors += 1
         elif score.correct is None:
             unjudged += 1
         else:
-            decided += 1
             correct += int(bool(score.correct))
-    return Tally(correct, decided, unjudged, errors)
+    return Tally(n, correct, errors, unjudged, judge_errors)
 
 
 def by_mode(scores: Iterable[Score]) -> dict[str, list[Score]]:
-    """Return scores grouped by mode, text first, then canvas, then others in name order."""
+    """Return scores grouped by arm (their `mode`): text first, then canvas, tools, others in name order."""
     groups: dict[str, list[Score]] = defaultdict(list)
     for score in scores:
         groups[score.mode].append(score)
-    order = sorted(groups, key=lambda mode: ({"text": 0, "canvas": 1}.get(mode, 2), mode))
+    order = order_arms(groups)
     return {mode: groups[mode] for mode in order}
 
 
@@ -99,21 +116,24 @@ def micro_mean(per_category: Mapping[str, tuple[float, int]]) -> float:
     return sum(accuracy * count for accuracy, count in per_category.values()) / total
 
 
-def _counts_note(scores: Sequence[Score]) -> list[str]:
-    t = tally(scores)
-    notes = []
-    if t.unjudged:
-        notes.append(f"{t.unjudged} item(s) unjudged (rules could not decide; run `mcot score RUN --judge SPEC`)")
-    if t.errors:
-        notes.append(f"{t.errors} judge error(s) (failed or unparsable judge replies; see scores.jsonl)")
-    if notes:
-        notes.append("accuracies are over decided items only; unjudged items and judge errors are not counted wrong")
+def counts_notes(scores: Sequence[Score]) -> list[str]:
+    """Return the notes under an accuracy table: what n counts and, per arm with unjudged items, the range."""
+    notes = [
+        "accuracy = correct / n over every (item, arm) of the run: run errors, unjudged items and judge errors count as wrong"
+    ]
+    for mode, group in by_mode(scores).items():
+        t = tally(group)
+        if t.unjudged:
+            notes.append(
+                f"{mode}: {t.unjudged} unjudged item(s) (rules could not decide): accuracy range "
+                f"[{pct(t.accuracy)}, {pct(t.upper)}] = [correct/n, (correct+unjudged)/n]"
+            )
     return notes
 
 
 def rbench_table(scores: Sequence[Score]) -> Table:
-    """Return RBench-V accuracy per mode: Overall and w/o Math (micro means), then each category."""
-    table = Table("RBench-V", ["Mode", "Overall", "w/o Math", "Math", "Physics", "Counting", "Game", "n", "undecided"])
+    """Return RBench-V accuracy per arm: Overall and w/o Math (micro means), each category, and the counts."""
+    table = Table("RBench-V", ["Mode", "Overall", "w/o Math", "Math", "Physics", "Counting", "Game", *COUNT_COLUMNS])
     for mode, group in by_mode(scores).items():
         cats = {cat: tally(s for s in group if s.category.lower() == cat) for cat in RBENCH_CATEGORIES}
         overall = tally(group)
@@ -121,16 +141,17 @@ def rbench_table(scores: Sequence[Score]) -> Table:
         table.rows.append(
             [mode, pct(overall.accuracy), pct(without.accuracy)]
             + [pct(cats[cat].accuracy) for cat in RBENCH_CATEGORIES]
-            + [str(overall.decided), str(overall.unjudged + overall.errors)]
+            + overall.counts()
         )
-    table.notes = ["Overall and w/o Math are micro means over items (as in the paper)", *_counts_note(scores)]
+    table.notes = ["Overall and w/o Math are micro means over items (as in the paper)", *counts_notes(scores)]
     return table
 
 
 def gepbench_table(scores: Sequence[Score]) -> Table:
-    """Return GePBench accuracy per aspect × level per mode, and Avg = the mean of the 12 cells."""
+    """Return GePBench accuracy per aspect × level per arm, Avg = the mean of the 12 cells, and the counts."""
     columns = ["Mode", "Avg"] + [f"{a.capitalize()} ({lvl})" for lvl in GEPBENCH_LEVELS for a in GEPBENCH_ASPECTS]
-    table = Table("GePBench", columns)
+    table = Table("GePBench", [*columns, *COUNT_COLUMNS])
+    notes: list[str] = []
     for mode, group in by_mode(scores).items():
         cells: list[float | None] = []
         for level in GEPBENCH_LEVELS:
@@ -139,10 +160,10 @@ def gepbench_table(scores: Sequence[Score]) -> Table:
                 cells.append(tally(cell).accuracy)
         present = [cell for cell in cells if cell is not None]
         avg = sum(present) / len(present) if present else None
-        table.rows.append([mode, pct(avg)] + [pct(cell) for cell in cells])
+        table.rows.append([mode, pct(avg)] + [pct(cell) for cell in cells] + tally(group).counts())
         if len(present) < len(cells):
-            table.notes.append(f"{mode}: Avg over the {len(present)} non-empty cells of {len(cells)}")
-    table.notes = ["Avg is the mean of the aspect × level cells (as in the paper)", *table.notes]
+            notes.append(f"{mode}: Avg over the {len(present)} non-empty cells of {len(cells)}")
+    table.notes = ["Avg is the mean of the aspect × level cells (as in the paper)", *notes, *counts_notes(scores)]
     return table
 
 
@@ -153,16 +174,20 @@ def scaled_proximity_score(model: float, human: float, delta: float = SPS_DELTA)
 
 def gobench_understanding_tables(scores: Sequence[Score]) -> list[Table]:
     """Return the SPS table per dimension per mode, and PLCC/SRCC against human scores and between dimensions."""
+    failed = [s for s in scores if s.method == "error"]
     items = [s for s in scores if "model_scores" in s.details]
     sps = Table("GOBench understanding — Scaled Proximity Score (δ = 0.5, ×100)", ["Mode"])
     sps.columns += [dim.capitalize() for dim in GOBENCH_DIMENSIONS] + [
         f"unparsable {d[:5]}." for d in GOBENCH_DIMENSIONS
     ]
+    sps.columns += ["n", "errors"]
     corr = Table("GOBench understanding — correlation with human scores (PLCC / SRCC)", ["Mode", *GOBENCH_DIMENSIONS])
-    for mode, group in by_mode(items).items():
+    for mode, group in by_mode([*items, *failed]).items():
         row_sps, row_bad, row_corr = [mode], [], [mode]
+        errors = sum(1 for s in group if s.method == "error")
+        group = [s for s in group if s.method != "error"]
         for dim in GOBENCH_DIMENSIONS:
-            values = [s.details["sps"][dim] for s in group if dim in s.details.get("sps", {})]
+            values = [s.details["sps"][dim] for s in group if dim in s.details.get("sps", {})] + [0.0] * errors
             row_sps.append(pct(sum(values) / len(values)) if values else "—")
             row_bad.append(str(sum(1 for s in group if dim in s.details.get("unparsable", []))))
             pairs = [
@@ -172,9 +197,11 @@ def gobench_understanding_tables(scores: Sequence[Score]) -> list[Table]:
                 and (s.details.get("human_scores") or {}).get(dim) is not None
             ]
             row_corr.append(_corr_cell(pairs))
-        sps.rows.append(row_sps + row_bad)
+        sps.rows.append(row_sps + row_bad + [str(len(group) + errors), str(errors)])
         corr.rows.append(row_corr)
     sps.notes.append("an item whose answer for a dimension cannot be parsed is left out of that mean and counted")
+    if failed:
+        sps.notes.append("an item the run failed on (errors) scores 0 in each dimension's mean")
     without = sum(1 for s in items if not s.details.get("human_scores"))
     if without:
         sps.notes.append(f"{without} item(s) have no human scores (convert with --scores) and have no SPS")
@@ -224,43 +251,61 @@ def gobench_generation_tables(scores: Sequence[Score]) -> list[Table]:
     for name, group in sorted(generators.items()):
         means = [sum(s.details["judge_scores"][dim] for s in group) / len(group) for dim in GOBENCH_DIMENSIONS]
         table.rows.append([name, str(len(group))] + [num(value) for value in means])
-    unrated = [s for s in scores if "judge_scores" not in s.details]
+    failed = [s for s in scores if s.method == "error"]
+    unrated = [s for s in scores if "judge_scores" not in s.details and s.method != "error"]
+    if failed:
+        table.notes.append(f"{len(failed)} generation(s) failed in the run (errors; no image to rate)")
     if unrated:
         table.notes.append(f"{len(unrated)} image(s) not rated (judge errors or no judge; see scores.jsonl)")
     between = _between_dimensions("GOBench generation — between dimensions (PLCC / SRCC)", rated, "judge_scores")
     return [table, between]
 
 
+OMNIPHYS_OBJECTIVE = ("single", "multi", "tf", "fill")
+
+
 def omniphys_table(scores: Sequence[Score]) -> Table:
-    """Return OmniPhys S1, S2, S3, P_obj, P_open (percent) and the diagram mean per mode."""
-    table = Table("OmniPhys", ["Mode", "S1", "S2", "S3", "P_obj", "P_open", "Diagram", "undecided"])
+    """Return OmniPhys S1, S2, S3, P_obj, P_open (percent), the diagram mean, and the counts per arm.
+
+    A pair the run failed on scores 0 in every mean of its task kind (S1 and S2 for objective items, S3 for
+    open ones, the grade for diagrams) and counts in P_obj / P_open's denominators as not passing.
+    """
+    table = Table("OmniPhys", ["Mode", "S1", "S2", "S3", "P_obj", "P_open", "Diagram", *COUNT_COLUMNS])
     for mode, group in by_mode(scores).items():
-        objective = [s for s in group if s.details.get("task") in ("single", "multi", "tf", "fill")]
-        s1 = [s.details["s1"] for s in objective if s.details.get("s1") is not None]
-        s2 = [s.details["s2"] for s in objective if s.details.get("s2") is not None]
-        s3 = [s.details["s3"] for s in group if s.details.get("s3") is not None]
-        both = [s for s in objective if s.details.get("s1") is not None and s.details.get("s2") is not None]
-        p_obj = sum(1 for s in both if s.details["s1"] == 1 and s.details["s2"] == 1) / len(both) if both else None
-        p_open = sum(1 for value in s3 if value == 1) / len(s3) if s3 else None
-        grades = [s.details["grade"] for s in group if s.details.get("grade") is not None]
-        undecided = sum(1 for s in group if s.score is None)
+
+        def values(key: str, kinds: tuple[str, ...], group: list[Score] = group) -> list[float]:
+            kept = [s for s in group if s.details.get("task") in kinds]
+            return [
+                0.0 if s.method == "error" else s.details[key]
+                for s in kept
+                if s.method == "error" or s.details.get(key) is not None
+            ]
+
+        objective = [s for s in group if s.details.get("task") in OMNIPHYS_OBJECTIVE]
+        both = [
+            s
+            for s in objective
+            if s.method == "error" or (s.details.get("s1") is not None and s.details.get("s2") is not None)
+        ]
+        passed = sum(1 for s in both if s.method != "error" and s.details["s1"] == 1 and s.details["s2"] == 1)
+        s3 = values("s3", ("open",))
         table.rows.append(
             [
                 mode,
-                pct(_mean(s1)),
-                pct(_mean(s2)),
+                pct(_mean(values("s1", OMNIPHYS_OBJECTIVE))),
+                pct(_mean(values("s2", OMNIPHYS_OBJECTIVE))),
                 pct(_mean(s3)),
-                pct(p_obj),
-                pct(p_open),
-                num(_mean(grades)),
-                str(undecided),
+                pct(passed / len(both) if both else None),
+                pct(sum(1 for value in s3 if value == 1) / len(s3) if s3 else None),
+                num(_mean(values("grade", ("diagram",)))),
+                *tally(group).counts(),
             ]
         )
     table.notes = [
         "S1 result score (objective), S2 process score n/m (objective), S3 process score (open); "
         "P_obj = share of objective items with S1 = S2 = 1, P_open = share of open items with S3 = 1; "
-        "Diagram = mean grade (1 / 0.5 / 0)",
-        *_counts_note(scores),
+        "Diagram = mean grade (1 / 0.5 / 0); a pair the run failed on scores 0 in the means of its task kind",
+        *counts_notes(scores),
     ]
     return table
 
@@ -270,17 +315,17 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def category_table(title: str, scores: Sequence[Score], label: str = "Overall") -> Table:
-    """Return accuracy per category per mode, with an item-weighted `label` column first."""
+    """Return accuracy per category per arm, with an item-weighted `label` column first and the counts last."""
     categories = sorted({s.category for s in scores})
-    table = Table(title, ["Mode", label, *categories, "n", "undecided"])
+    table = Table(title, ["Mode", label, *categories, *COUNT_COLUMNS])
     for mode, group in by_mode(scores).items():
         overall = tally(group)
         table.rows.append(
             [mode, pct(overall.accuracy)]
             + [pct(tally(s for s in group if s.category == cat).accuracy) for cat in categories]
-            + [str(overall.decided), str(overall.unjudged + overall.errors)]
+            + overall.counts()
         )
-    table.notes = _counts_note(scores)
+    table.notes = counts_notes(scores)
     return table
 
 
@@ -288,23 +333,17 @@ TRACE_VERDICTS = ("valid", "invalid", "absent")
 
 
 def trace_crosstab(scores: Sequence[Score]) -> Table | None:
-    """Return answer-correct × trace verdict counts per mode and task, or None when no trace was verified."""
+    """Return answer-correct × trace verdict counts per arm and task, or None when no trace was verified.
+
+    Verdicts are on what the model drew; traces where a tool drew geometry are counted apart ("drawn by a tool").
+    """
     verified = [s for s in scores if isinstance(s.details.get("trace"), dict)]
     if not verified:
         return None
-    table = Table(
-        "Trace verifiers — answer × drawing",
-        [
-            "Mode",
-            "Task",
-            "right & valid",
-            "right & invalid",
-            "right & absent",
-            "wrong & valid",
-            "wrong & invalid",
-            "wrong & absent",
-        ],
-    )
+    columns = ["Mode", "Task"]
+    columns += [f"{answer} & {verdict}" for answer in ("right", "wrong") for verdict in TRACE_VERDICTS]
+    columns += ["right & drawn by a tool", "wrong & drawn by a tool"]
+    table = Table("Trace verifiers — answer × drawing", columns)
     groups: dict[tuple[str, str], list[Score]] = defaultdict(list)
     for score in verified:
         groups[(score.mode, score.category)].append(score)
@@ -315,36 +354,70 @@ def trace_crosstab(scores: Sequence[Score]) -> Table | None:
                 row.append(
                     str(sum(1 for s in group if bool(s.correct) == right and s.details["trace"]["verdict"] == verdict))
                 )
+        for right in (True, False):
+            row.append(
+                str(sum(1 for s in group if bool(s.correct) == right and s.details["trace"].get("tool_drawn", 0) > 0))
+            )
         table.rows.append(row)
     table.notes.append("right & invalid: a right answer from a wrong drawing (a shortcut worth looking at)")
+    table.notes.append(
+        "verdicts judge only what the model drew; drawn by a tool: traces where a tool (e.g. solve_maze with "
+        "draw=true) drew geometry, not credited to the model (a trace where only a tool drew is absent)"
+    )
     return table
 
 
+def rbench_v_tables(scores: Sequence[Score]) -> list[Table]:
+    """Return the RBench-V tables of RBench-V scores."""
+    return [rbench_table(scores)]
+
+
+def gepbench_tables(scores: Sequence[Score]) -> list[Table]:
+    """Return the GePBench tables of GePBench scores."""
+    return [gepbench_table(scores)]
+
+
+def gobench_tables(scores: Sequence[Score]) -> list[Table]:
+    """Return the GOBench understanding tables and/or generation tables, by which kinds of items were scored."""
+    understanding: list[Score] = []
+    generation: list[Score] = []
+    for score in scores:
+        task = score.details.get("task") or ("generation" if "judge_scores" in score.details else "understanding")
+        (generation if task == "generation" else understanding).append(score)
+    tables: list[Table] = []
+    if understanding:
+        tables += gobench_understanding_tables(understanding)
+    if generation:
+        tables += gobench_generation_tables(generation)
+    return tables
+
+
+def omniphys_tables(scores: Sequence[Score]) -> list[Table]:
+    """Return the OmniPhys table of OmniPhys scores."""
+    return [omniphys_table(scores)]
+
+
+def games_tables(scores: Sequence[Score]) -> list[Table]:
+    """Return the generated games' accuracy-per-task table."""
+    return [category_table("Games (generated) — accuracy per task", scores)]
+
+
+def generic_tables(scores: Sequence[Score]) -> list[Table]:
+    """Return one accuracy-per-category table titled with the scores' benchmark name(s)."""
+    names = sorted({s.benchmark for s in scores}) or ["scores"]
+    return [category_table(", ".join(names), scores)]
+
+
 def benchmark_tables(scores: Sequence[Score]) -> list[Table]:
-    """Return every table that applies to the scores, one benchmark after another."""
+    """Return every table that applies to the scores: each benchmark's registered tables, then the trace crosstab."""
+    from eval.registry import scoring_spec
+
     grouped: dict[str, list[Score]] = defaultdict(list)
     for score in scores:
         grouped[score.benchmark].append(score)
     tables: list[Table] = []
     for benchmark in sorted(grouped):
-        group = grouped[benchmark]
-        if benchmark == "rbench-v":
-            tables.append(rbench_table(group))
-        elif benchmark == "gepbench":
-            tables.append(gepbench_table(group))
-        elif benchmark == "gobench":
-            understanding = [s for s in group if "model_scores" in s.details]
-            generation = [s for s in group if "model_scores" not in s.details]
-            if understanding:
-                tables += gobench_understanding_tables(understanding)
-            if generation:
-                tables += gobench_generation_tables(generation)
-        elif benchmark == "omniphys":
-            tables.append(omniphys_table(group))
-        elif benchmark == "games":
-            tables.append(category_table("Games (generated) — accuracy per task", group))
-        else:
-            tables.append(category_table(benchmark, group))
+        tables += scoring_spec(benchmark).tables(grouped[benchmark])
     crosstab = trace_crosstab(scores)
     if crosstab is not None:
         tables.append(crosstab)

@@ -1,8 +1,11 @@
 """Each benchmark's scoring protocol: from an item and a model's result to a `Score` (rules first, then a judge).
 
-A protocol never counts what it could not decide as wrong: without a judge, what rules cannot settle gets
-method "none" (unjudged); a judge that fails or replies unparsably gives method "judge_error". Both have
-`correct` None and are reported apart from the accuracy.
+A protocol is a module-level coroutine `(scorer, item, text, result, score) -> None` that fills `score`; the
+benchmark's declaration registers it (eval.registry). A result that failed (status "error" or "budget") never
+reaches a protocol: it is scored `method: "error"`, wrong, with the status and reason in its details.
+A protocol never guesses what it could not decide: without a judge, what rules cannot settle gets method
+"none" (unjudged); a judge that fails or replies unparsably gives method "judge_error". Both have `correct`
+None; the report counts them wrong in its accuracies and shows them in their own columns.
 """
 
 from __future__ import annotations
@@ -26,9 +29,27 @@ from eval.extract import (
 )
 from eval.judges import JudgeCache, JudgeModel, JudgeReply, Template
 from eval.match import DEFAULT_REL_TOL, match_answer, normalize_text, parse_quantity
+from eval.registry import scoring_spec
 from eval.rundir import Score
 
 GOBENCH_DIMENSIONS = ("authenticity", "aesthetics", "fidelity")
+FAILED_STATUSES = ("error", "budget")
+FACET_KEYS = ("level", "task")
+"""Details that say which kind of item a score is (the cell a table puts it in), kept on failed pairs too."""
+
+
+def failed_score(item: Item, mode: str, status: str, reason: str) -> Score:
+    """Return the score of an (item, arm) the run did not finish: wrong, method "error", status and reason kept."""
+    return Score(
+        id=item.id,
+        mode=mode,
+        benchmark=item.benchmark,
+        category=item.category,
+        score=0.0,
+        correct=False,
+        method="error",
+        details={"status": status, "reason": reason},
+    )
 
 
 @dataclass
@@ -44,7 +65,7 @@ class Scorer:
     generator: str | None = None
 
     async def score(self, item: Item, result: dict[str, Any]) -> Score:
-        """Return the score of one (item, result) pair under the item's benchmark protocol."""
+        """Return the score of one (item, result) pair under the protocol registered for the item's benchmark."""
         base = Score(
             id=item.id,
             mode=str(result.get("mode")),
@@ -54,282 +75,307 @@ class Scorer:
             correct=None,
             method="none",
         )
-        status = result.get("status", "ok")
-        prediction = result.get("prediction")
-        if status == "error" and not prediction:
-            base.details = {"status": "error", "reason": "the run failed on this item; nothing to score"}
-            return base
+        status = str(result.get("status", "ok"))
+        if status in FAILED_STATUSES:
+            reason = str(result.get("error") or f"the run ended this item with status {status!r}")
+            return await self.failed(item, base.mode, status, reason)
         base.details["status"] = status
-        text = str(prediction or "")
-        protocol = {
-            "rbench-v": self._rbench,
-            "gepbench": self._choice_strict,
-            "gobench": self._gobench,
-            "omniphys": self._omniphys,
-            "games": self._games,
-        }.get(item.benchmark, self._generic)
-        await protocol(item, text, result, base)
+        text = str(result.get("prediction") or "")
+        await scoring_spec(item.benchmark).protocol(self, item, text, result, base)
         return base
+
+    async def failed(self, item: Item, mode: str, status: str, reason: str) -> Score:
+        """Return the score of a pair the run did not finish: wrong, method "error", with the item's facets.
+
+        The facets (FACET_KEYS, e.g. GePBench's level, OmniPhys's task kind) are what the item's protocol
+        records for an empty answer without a judge, so that report tables put the failure in its cell.
+        """
+        score = failed_score(item, mode, status, reason)
+        probe = Score(item.id, mode, item.benchmark, item.category, None, None, "none")
+        judgeless = Scorer(templates=self.templates, items_root=self.items_root, run_root=self.run_root)
+        try:
+            await scoring_spec(item.benchmark).protocol(judgeless, item, "", {"mode": mode, "status": status}, probe)
+        except Exception:  # a protocol that cannot read an empty answer leaves the failure without facets
+            return score
+        score.details.update({key: probe.details[key] for key in FACET_KEYS if key in probe.details})
+        return score
 
     # ---------------------------------------------------------------------------------------- helpers
 
-    def _settle(self, score: Score, correct: bool, method: str = "rule", **details: Any) -> None:
+    def settle(self, score: Score, correct: bool, method: str = "rule", **details: Any) -> None:
+        """Mark `score` decided (1.0 or 0.0) by `method`, with `details` added; returns nothing."""
         score.correct = correct
         score.score = 1.0 if correct else 0.0
         score.method = method  # type: ignore[assignment]
         score.details.update(details)
 
-    def _unjudged(self, score: Score, reason: str) -> None:
+    def unjudged(self, score: Score, reason: str) -> None:
+        """Mark `score` unjudged (method "none": rules could not decide, no judge) with the reason; returns nothing."""
         score.method = "none"
         score.details["unjudged"] = reason
 
-    def _judge_failed(self, score: Score, reply: JudgeReply) -> None:
+    def judge_failed(self, score: Score, reply: JudgeReply) -> None:
+        """Mark `score` a judge error (method "judge_error") with the judge's error; returns nothing."""
         score.method = "judge_error"
         score.correct = None
         score.score = None
         score.details["judge_error"] = reply.error
 
-    async def _ask(self, name: str, parse: Any, images: tuple[bytes, ...] = (), **values: object) -> JudgeReply:
+    async def ask(self, name: str, parse: Any, images: tuple[bytes, ...] = (), **values: object) -> JudgeReply:
+        """Return the judge's parsed reply to template `name` filled with `values` (cached); needs a judge."""
         assert self.judge is not None
         return await judges.ask_judge(
             self.judge, self.templates[name], parse, cache=self.cache, images=images, **values
         )
 
-    def _image(self, relative: str, *, run: bool = False) -> bytes | None:
+    def image(self, relative: str, *, run: bool = False) -> bytes | None:
+        """Return the bytes of an image under the items root (or the run root), or None when absent."""
         path = (self.run_root if run else self.items_root) / relative
         return path.read_bytes() if path.is_file() else None
 
-    # ------------------------------------------------------------------------------------ protocols
 
-    async def _rbench(self, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
-        """RBench-V: the last boxed answer (rules), else judge extraction; rules, else a 0/1 judge verdict."""
-        extracted = extract_boxed(text)
-        if extracted is None and item.answer_type == "choice":
-            extracted = extract_choice(text, item.choices)
-        score.extracted = extracted
-        if extracted is not None:
-            verdict = match_answer(extracted, item.answer, answer_type=item.answer_type, choices=item.choices)
-            if verdict.equal is not None:
-                self._settle(score, verdict.equal, match=verdict.rule, **verdict.details)
-                return
-        if self.judge is None:
-            self._unjudged(score, "no boxed answer" if extracted is None else "rules cannot compare the answers")
-            return
-        records: list[dict[str, Any]] = []
-        if extracted is None:
-            reply = await self._ask("rbench_extract", judges.parse_extraction, question=item.question, response=text)
-            records.append(reply.record(self.judge.spec))
-            score.judge = records[-1]
-            if reply.error:
-                self._judge_failed(score, reply)
-                return
-            extracted = reply.value
-            score.extracted = extracted
-            if extracted is None:
-                self._settle(score, False, "judge", match="judge-found-no-answer")
-                return
-            if extracted.strip() == item.answer.strip():
-                self._settle(score, True, "judge", match="exact-after-extraction")
-                return
-        reply = await self._ask(
-            "rbench_verdict", judges.parse_binary, question=item.question, answer=item.answer, extracted=extracted
-        )
-        records.append(reply.record(self.judge.spec))
-        score.judge = records[-1] if len(records) == 1 else {**records[-1], "stages": records}
-        if reply.error:
-            self._judge_failed(score, reply)
-            return
-        self._settle(score, bool(reply.value), "judge", match="judge-verdict")
+# ------------------------------------------------------------------------------------ protocols
 
-    async def _choice_strict(self, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
-        """GePBench: the last standalone letter, else the single choice text present, else wrong."""
-        letter = extract_choice(text, item.choices)
-        score.extracted = letter
-        answer = item.answer.strip().upper()
-        texts = [normalize_text(str(choice)) for choice in item.choices or []]
-        if len(answer) != 1 and normalize_text(item.answer) in texts:
-            answer = "ABCDEFGH"[texts.index(normalize_text(item.answer))]
-        if "level" in item.meta:
-            score.details["level"] = item.meta["level"]
-        self._settle(score, letter == answer, match="letter" if letter else "no-letter")
 
-    async def _games(self, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
-        """Generated games: letters like GePBench; numbers by numeric match; the drawn trace is verified too."""
-        if item.answer_type == "choice":
-            await self._choice_strict(item, text, result, score)
-        else:
-            await self._generic(item, text, result, score)
-
-    async def _generic(self, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
-        """Any other benchmark, by answer type: letters, yes/no, numbers by rules; text by a judge."""
-        if item.answer_type == "choice":
-            letter = extract_choice(text, item.choices)
-            score.extracted = letter
-            verdict = match_answer(letter, item.answer, answer_type="choice", choices=item.choices)
-            self._settle(score, bool(verdict.equal), match=verdict.rule if letter else "no-letter")
-            return
-        extracted = extract_final_answer(text)
-        if extracted is None:
-            extracted = _last_line(text) if item.answer_type in ("yesno", "text") else _last_number(text)
-        score.extracted = extracted
+async def rbench_v_protocol(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+    """RBench-V: the last boxed answer (rules), else judge extraction; rules, else a 0/1 judge verdict."""
+    extracted = extract_boxed(text)
+    if extracted is None and item.answer_type == "choice":
+        extracted = extract_choice(text, item.choices)
+    score.extracted = extracted
+    if extracted is not None:
         verdict = match_answer(extracted, item.answer, answer_type=item.answer_type, choices=item.choices)
         if verdict.equal is not None:
-            self._settle(score, verdict.equal, match=verdict.rule, **verdict.details)
+            scorer.settle(score, verdict.equal, match=verdict.rule, **verdict.details)
             return
-        if item.answer_type in ("number", "yesno") and extracted is None:
-            self._settle(score, False, match="no-answer")
-            return
-        if self.judge is None:
-            self._unjudged(score, "rules cannot compare the answers")
-            return
-        reply = await self._ask(
-            "generic_match", judges.parse_binary, question=item.question, answer=item.answer, extracted=extracted or ""
-        )
-        score.judge = reply.record(self.judge.spec)
+    if scorer.judge is None:
+        scorer.unjudged(score, "no boxed answer" if extracted is None else "rules cannot compare the answers")
+        return
+    records: list[dict[str, Any]] = []
+    if extracted is None:
+        reply = await scorer.ask("rbench_extract", judges.parse_extraction, question=item.question, response=text)
+        records.append(reply.record(scorer.judge.spec))
+        score.judge = records[-1]
         if reply.error:
-            self._judge_failed(score, reply)
+            scorer.judge_failed(score, reply)
             return
-        self._settle(score, bool(reply.value), "judge", match="judge-verdict")
+        extracted = reply.value
+        score.extracted = extracted
+        if extracted is None:
+            scorer.settle(score, False, "judge", match="judge-found-no-answer")
+            return
+        if extracted.strip() == item.answer.strip():
+            scorer.settle(score, True, "judge", match="exact-after-extraction")
+            return
+    reply = await scorer.ask(
+        "rbench_verdict", judges.parse_binary, question=item.question, answer=item.answer, extracted=extracted
+    )
+    records.append(reply.record(scorer.judge.spec))
+    score.judge = records[-1] if len(records) == 1 else {**records[-1], "stages": records}
+    if reply.error:
+        scorer.judge_failed(score, reply)
+        return
+    scorer.settle(score, bool(reply.value), "judge", match="judge-verdict")
 
-    async def _gobench(self, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
-        """GOBench: understanding items by Scaled Proximity Score; generated images rated by a judge."""
-        if item.meta.get("task") == "generation" or item.answer_type == "image":
-            await self._gobench_generation(item, result, score)
-            return
-        model = model_gobench_scores(text)
-        human = human_gobench_scores(item)
-        score.extracted = None
-        score.details["model_scores"] = model
-        score.details["human_scores"] = human
-        score.details["unparsable"] = [dim for dim in GOBENCH_DIMENSIONS if model.get(dim) is None]
-        if not human:
-            self._unjudged(score, "the item has no human scores to compare with (convert with --scores)")
-            return
-        from eval.metrics import scaled_proximity_score
 
-        sps = {
-            dim: scaled_proximity_score(model[dim], human[dim])
-            for dim in GOBENCH_DIMENSIONS
-            if model.get(dim) is not None and human.get(dim) is not None
-        }
-        score.details["sps"] = sps
-        score.method = "rule"
-        score.score = sum(sps.values()) / len(sps) if sps else None
+async def gepbench_protocol(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+    """GePBench: the last standalone letter, else the single choice text present, else wrong."""
+    letter = extract_choice(text, item.choices)
+    score.extracted = letter
+    answer = item.answer.strip().upper()
+    texts = [normalize_text(str(choice)) for choice in item.choices or []]
+    if len(answer) != 1 and normalize_text(item.answer) in texts:
+        answer = "ABCDEFGH"[texts.index(normalize_text(item.answer))]
+    if "level" in item.meta:
+        score.details["level"] = item.meta["level"]
+    scorer.settle(score, letter == answer, match="letter" if letter else "no-letter")
 
-    async def _gobench_generation(self, item: Item, result: dict[str, Any], score: Score) -> None:
-        score.details["generator"] = result.get("generator") or self.generator
-        image_path = result.get("image") or result.get("prediction")
-        image = self._image(str(image_path), run=True) if image_path else None
-        if image is None:
-            score.details["unjudged"] = f"no generated image at {image_path!r}"
-            score.method = "none"
-            return
-        if self.judge is None:
-            self._unjudged(score, "generated images are rated by a judge: pass --judge")
-            return
-        reply = await self._ask(
-            "gobench_rate",
-            judges.parse_gobench_rating,
-            images=(image,),
-            prompt=item.meta.get("prompt", item.question),
-            questions=item.meta.get("Questions_reality", item.question),
+
+async def games_protocol(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+    """Generated games: letters like GePBench; numbers by numeric match; the drawn trace is verified too."""
+    if item.answer_type == "choice":
+        await gepbench_protocol(scorer, item, text, result, score)
+    else:
+        await generic_protocol(scorer, item, text, result, score)
+
+
+async def generic_protocol(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+    """Any other benchmark, by answer type: letters, yes/no, numbers by rules; text by a judge."""
+    if item.answer_type == "choice":
+        letter = extract_choice(text, item.choices)
+        score.extracted = letter
+        verdict = match_answer(letter, item.answer, answer_type="choice", choices=item.choices)
+        scorer.settle(score, bool(verdict.equal), match=verdict.rule if letter else "no-letter")
+        return
+    extracted = extract_final_answer(text)
+    if extracted is None:
+        extracted = _last_line(text) if item.answer_type in ("yesno", "text") else _last_number(text)
+    score.extracted = extracted
+    verdict = match_answer(extracted, item.answer, answer_type=item.answer_type, choices=item.choices)
+    if verdict.equal is not None:
+        scorer.settle(score, verdict.equal, match=verdict.rule, **verdict.details)
+        return
+    if item.answer_type in ("number", "yesno") and extracted is None:
+        scorer.settle(score, False, match="no-answer")
+        return
+    if scorer.judge is None:
+        scorer.unjudged(score, "rules cannot compare the answers")
+        return
+    reply = await scorer.ask(
+        "generic_match", judges.parse_binary, question=item.question, answer=item.answer, extracted=extracted or ""
+    )
+    score.judge = reply.record(scorer.judge.spec)
+    if reply.error:
+        scorer.judge_failed(score, reply)
+        return
+    scorer.settle(score, bool(reply.value), "judge", match="judge-verdict")
+
+
+async def gobench_protocol(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+    """GOBench: understanding items by Scaled Proximity Score; generated images rated by a judge."""
+    if item.meta.get("task") == "generation" or item.answer_type == "image":
+        score.details["task"] = "generation"
+        await _gobench_generation(scorer, item, result, score)
+        return
+    score.details["task"] = "understanding"
+    model = model_gobench_scores(text)
+    human = human_gobench_scores(item)
+    score.extracted = None
+    score.details["model_scores"] = model
+    score.details["human_scores"] = human
+    score.details["unparsable"] = [dim for dim in GOBENCH_DIMENSIONS if model.get(dim) is None]
+    if not human:
+        scorer.unjudged(score, "the item has no human scores to compare with (convert with --scores)")
+        return
+    from eval.metrics import scaled_proximity_score
+
+    sps = {
+        dim: scaled_proximity_score(model[dim], human[dim])
+        for dim in GOBENCH_DIMENSIONS
+        if model.get(dim) is not None and human.get(dim) is not None
+    }
+    score.details["sps"] = sps
+    score.method = "rule"
+    score.score = sum(sps.values()) / len(sps) if sps else None
+
+
+async def _gobench_generation(scorer: Scorer, item: Item, result: dict[str, Any], score: Score) -> None:
+    score.details["generator"] = result.get("generator") or scorer.generator
+    image_path = result.get("image") or result.get("prediction")
+    image = scorer.image(str(image_path), run=True) if image_path else None
+    if image is None:
+        score.details["unjudged"] = f"no generated image at {image_path!r}"
+        score.method = "none"
+        return
+    if scorer.judge is None:
+        scorer.unjudged(score, "generated images are rated by a judge: pass --judge")
+        return
+    reply = await scorer.ask(
+        "gobench_rate",
+        judges.parse_gobench_rating,
+        images=(image,),
+        prompt=item.meta.get("prompt", item.question),
+        questions=item.meta.get("Questions_reality", item.question),
+    )
+    score.judge = reply.record(scorer.judge.spec)
+    if reply.error:
+        scorer.judge_failed(score, reply)
+        return
+    score.method = "judge"
+    score.details["judge_scores"] = {dim: reply.value[dim] for dim in GOBENCH_DIMENSIONS}
+    score.details["answers"] = reply.value["answers"]
+
+
+async def omniphys_protocol(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+    """OmniPhys: S1 (rules, else judge) and S2 for objective items, S3 for open ones, diagram grades."""
+    kind = omniphys_kind(item)
+    score.details["task"] = kind
+    if kind == "diagram":
+        await _omniphys_diagram(scorer, item, result, score)
+        return
+    if kind == "open":
+        s3 = await _process(scorer, item, text, score)
+        if s3 is not None:
+            score.score = s3
+            score.correct = s3 == 1
+            score.details["s3"] = s3
+        return
+    s1 = omniphys_result_rule(kind, text, item)
+    score.extracted = s1[1]
+    if s1[0] is None and scorer.judge is not None:
+        reply = await scorer.ask(
+            "omniphys_result",
+            judges.parse_result_score,
+            question=item.question,
+            task_type=kind,
+            answer=item.answer,
+            response=text,
         )
-        score.judge = reply.record(self.judge.spec)
+        score.judge = reply.record(scorer.judge.spec)
         if reply.error:
-            self._judge_failed(score, reply)
+            scorer.judge_failed(score, reply)
             return
         score.method = "judge"
-        score.details["judge_scores"] = {dim: reply.value[dim] for dim in GOBENCH_DIMENSIONS}
-        score.details["answers"] = reply.value["answers"]
-
-    async def _omniphys(self, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
-        """OmniPhys: S1 (rules, else judge) and S2 for objective items, S3 for open ones, diagram grades."""
-        kind = omniphys_kind(item)
-        score.details["task"] = kind
-        if kind == "diagram":
-            await self._omniphys_diagram(item, result, score)
-            return
-        if kind == "open":
-            s3 = await self._process(item, text, score)
-            if s3 is not None:
-                score.score = s3
-                score.correct = s3 == 1
-                score.details["s3"] = s3
-            return
-        s1 = omniphys_result_rule(kind, text, item)
-        score.extracted = s1[1]
-        if s1[0] is None and self.judge is not None:
-            reply = await self._ask(
-                "omniphys_result",
-                judges.parse_result_score,
-                question=item.question,
-                task_type=kind,
-                answer=item.answer,
-                response=text,
-            )
-            score.judge = reply.record(self.judge.spec)
-            if reply.error:
-                self._judge_failed(score, reply)
-                return
-            score.method = "judge"
-            s1_value: float | None = reply.value
-        else:
-            s1_value = s1[0]
-            score.method = "rule" if s1_value is not None else "none"
-            if s1_value is None:
-                score.details["unjudged"] = "rules cannot grade this result: pass --judge"
-        score.details["s1"] = s1_value
+        s1_value: float | None = reply.value
+    else:
+        s1_value = s1[0]
+        score.method = "rule" if s1_value is not None else "none"
         if s1_value is None:
-            return
-        score.score = s1_value
-        score.correct = s1_value == 1
-        score.details["s2"] = await self._process(item, text, score, keep_method=True)
+            score.details["unjudged"] = "rules cannot grade this result: pass --judge"
+    score.details["s1"] = s1_value
+    if s1_value is None:
+        return
+    score.score = s1_value
+    score.correct = s1_value == 1
+    score.details["s2"] = await _process(scorer, item, text, score, keep_method=True)
 
-    async def _process(self, item: Item, text: str, score: Score, *, keep_method: bool = False) -> float | None:
-        """Return n/m from the process judge (None without a judge, a solution, or on a judge error)."""
-        solution = omniphys_solution(item)
-        if self.judge is None or not solution:
-            if not keep_method:
-                self._unjudged(score, "the process score needs a judge and a reference solution")
-            return None
-        reply = await self._ask(
-            "omniphys_process", judges.parse_process_score, question=item.question, solution=solution, response=text
-        )
-        record = reply.record(self.judge.spec)
-        score.judge = {**(score.judge or {}), "process": record} if keep_method else record
-        if reply.error:
-            if keep_method:
-                score.details["s2_error"] = reply.error
-            else:
-                self._judge_failed(score, reply)
-            return None
+
+async def _process(scorer: Scorer, item: Item, text: str, score: Score, *, keep_method: bool = False) -> float | None:
+    """Return n/m from the process judge (None without a judge, a solution, or on a judge error)."""
+    solution = omniphys_solution(item)
+    if scorer.judge is None or not solution:
         if not keep_method:
-            score.method = "judge"
-        score.details["process"] = {"n": reply.value["n"], "m": reply.value["m"]}
-        return float(reply.value["score"])
-
-    async def _omniphys_diagram(self, item: Item, result: dict[str, Any], score: Score) -> None:
-        image_path = result.get("image") or result.get("prediction")
-        produced = self._image(str(image_path), run=True) if image_path else None
-        if produced is None:
-            self._unjudged(score, f"no edited diagram at {image_path!r}")
-            return
-        if self.judge is None:
-            self._unjudged(score, "diagrams are graded by a judge: pass --judge")
-            return
-        paths = [*item.images[:1], str(item.meta.get("reference_image") or item.answer)]
-        given = [data for data in (self._image(path) for path in paths) if data is not None]
-        reply = await self._ask(
-            "omniphys_diagram", judges.parse_diagram_grade, images=(*given, produced), question=item.question
-        )
-        score.judge = reply.record(self.judge.spec)
-        if reply.error:
-            self._judge_failed(score, reply)
-            return
+            scorer.unjudged(score, "the process score needs a judge and a reference solution")
+        return None
+    reply = await scorer.ask(
+        "omniphys_process", judges.parse_process_score, question=item.question, solution=solution, response=text
+    )
+    record = reply.record(scorer.judge.spec)
+    score.judge = {**(score.judge or {}), "process": record} if keep_method else record
+    if reply.error:
+        if keep_method:
+            score.details["s2_error"] = reply.error
+        else:
+            scorer.judge_failed(score, reply)
+        return None
+    if not keep_method:
         score.method = "judge"
-        score.score = reply.value
-        score.correct = reply.value == 1
-        score.details["grade"] = reply.value
+    score.details["process"] = {"n": reply.value["n"], "m": reply.value["m"]}
+    return float(reply.value["score"])
+
+
+async def _omniphys_diagram(scorer: Scorer, item: Item, result: dict[str, Any], score: Score) -> None:
+    image_path = result.get("image") or result.get("prediction")
+    produced = scorer.image(str(image_path), run=True) if image_path else None
+    if produced is None:
+        scorer.unjudged(score, f"no edited diagram at {image_path!r}")
+        return
+    if scorer.judge is None:
+        scorer.unjudged(score, "diagrams are graded by a judge: pass --judge")
+        return
+    paths = [*item.images[:1], str(item.meta.get("reference_image") or item.answer)]
+    given = [data for data in (scorer.image(path) for path in paths) if data is not None]
+    reply = await scorer.ask(
+        "omniphys_diagram", judges.parse_diagram_grade, images=(*given, produced), question=item.question
+    )
+    score.judge = reply.record(scorer.judge.spec)
+    if reply.error:
+        scorer.judge_failed(score, reply)
+        return
+    score.method = "judge"
+    score.score = reply.value
+    score.correct = reply.value == 1
+    score.details["grade"] = reply.value
 
 
 # ----------------------------------------------------------------------------- GOBench score readers

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from eval.compare import Comparison, Side, compare_sides
+from eval.advice import advice
+from eval.compare import Comparison, arm_pairs, compare_sides, side
 from eval.errors import EvalError
 from eval.metrics import Table, benchmark_tables, by_mode, tally
 from eval.rundir import Run, Score, write_text_atomic
@@ -19,32 +20,29 @@ FIGURES_DIR = "figures"
 
 
 def method_table(scores: Sequence[Score]) -> Table:
-    """Return how many scores each method decided, per mode."""
-    methods = ("rule", "judge", "judge_error", "none")
+    """Return how many scores each method decided, per arm."""
+    methods = ("rule", "judge", "judge_error", "none", "error")
     table = Table("How scores were decided", ["Mode", *methods, "total"])
     for mode, group in by_mode(scores).items():
         counts = Counter(score.method for score in group)
         table.rows.append([mode, *(str(counts.get(m, 0)) for m in methods), str(len(group))])
     table.notes.append(
         "rule: settled by extraction and matching; judge: by the judge model; judge_error: the judge failed or "
-        "replied unparsably (not counted); none: unjudged, rules could not decide and no judge was given (not counted)"
+        "replied unparsably; none: unjudged, rules could not decide and no judge was given; error: the run failed "
+        "on the pair, stopped on a budget, or has no result for it. judge_error, none and error count as wrong"
     )
     return table
 
 
-def run_comparison(run: Run, scores: Sequence[Score], seed: int = 0) -> Comparison | None:
-    """Return text vs canvas for a run that has both modes (None otherwise or when nothing pairs)."""
-    modes = {score.mode for score in scores}
-    if not {"text", "canvas"} <= modes:
-        return None
-    sides = []
-    for mode in ("text", "canvas"):
-        results = {item_id: row for (item_id, row_mode), row in run.results.items() if row_mode == mode}
-        sides.append(Side(mode, {s.id: s for s in scores if s.mode == mode}, results))
-    try:
-        return compare_sides(sides[0], sides[1], seed=seed)
-    except EvalError:
-        return None
+def run_comparisons(run: Run, scores: Sequence[Score], seed: int = 0) -> list[Comparison]:
+    """Return text against each other arm the scores have (none without a text arm, or when nothing pairs)."""
+    comparisons = []
+    for a, b in arm_pairs([score.mode for score in scores]):
+        try:
+            comparisons.append(compare_sides(side(a, scores, run.results), side(b, scores, run.results), seed=seed))
+        except EvalError:
+            continue
+    return comparisons
 
 
 def _figures(run: Run, scores: Sequence[Score], out: Path) -> list[tuple[str, str]]:
@@ -68,18 +66,18 @@ def _figures(run: Run, scores: Sequence[Score], out: Path) -> list[tuple[str, st
             heights, lows, highs = [], [], []
             for name in names:
                 t = tally(groups[name].get(mode, []))
-                interval = wilson_interval(t.correct, t.decided)
-                value = 0.0 if t.decided == 0 else 100 * interval.estimate
+                interval = wilson_interval(t.correct, t.n)
+                value = 0.0 if t.n == 0 else 100 * interval.estimate
                 heights.append(value)
-                lows.append(0.0 if t.decided == 0 else max(0.0, value - 100 * interval.low))
-                highs.append(0.0 if t.decided == 0 else max(0.0, 100 * interval.high - value))
+                lows.append(0.0 if t.n == 0 else max(0.0, value - 100 * interval.low))
+                highs.append(0.0 if t.n == 0 else max(0.0, 100 * interval.high - value))
             xs = [i + offset * width - 0.4 + width / 2 for i in range(len(names))]
             ax.bar(xs, heights, width, yerr=[lows, highs], capsize=3, label=mode)
         ax.set_xticks(range(len(names)))
         ax.set_xticklabels(names, rotation=30, ha="right")
         ax.set_ylabel("accuracy (%)")
         ax.set_ylim(0, 105)
-        ax.set_title("Accuracy per category by mode (95% Wilson intervals)")
+        ax.set_title("Accuracy per category by arm (correct / n, 95% Wilson intervals)")
         ax.legend()
         fig.tight_layout()
         fig.savefig(out / "accuracy.png", dpi=100)
@@ -112,33 +110,46 @@ def _header(run: Run, scores: Sequence[Score]) -> list[tuple[str, str]]:
     model = (manifest.get("model") or {}).get("spec", "?")
     dataset = manifest.get("dataset") or {}
     judges = sorted({str(s.judge.get("spec")) for s in scores if s.judge})
-    return [
+    rows = [
         ("model", str(model)),
-        ("modes", ", ".join(by_mode(scores)) or "—"),
+        ("arms", ", ".join(_arm_label(run, arm) for arm in by_mode(scores)) or "—"),
         (
             "dataset",
-            f"{dataset.get('path', '?')} (sha256 {str(dataset.get('sha256', '?'))[:12]}, {len(run.items)} items)",
+            f"{dataset.get('path', '?')} (frozen copy RUN/items.jsonl, sha256 {str(dataset.get('sha256', '?'))[:12]}, "
+            f"{len(run.items)} items)",
         ),
         ("judge", ", ".join(judges) if judges else "none (rules only)"),
-        ("scored", f"{len(scores)} (item, mode) pairs"),
+        ("scored", f"{len(scores)} (item, arm) pairs"),
     ]
+    if run.source_changed:
+        rows.append(("note", run.source_changed))
+    return rows
+
+
+def _arm_label(run: Run, arm: str) -> str:
+    tools = run.arm_tools(arm)
+    if tools is None:
+        return arm
+    return f"{arm} (no tools)" if not tools else f"{arm} ({len(tools)} tools)"
 
 
 def build_report(run: Run, scores: Sequence[Score], *, figures: bool = True) -> tuple[str, str]:
     """Return (markdown, html) of the report of a scored run, writing its figures under RUN/figures."""
     tables = [method_table(scores), *benchmark_tables(scores)]
-    comparison = run_comparison(run, scores)
-    if comparison is not None:
+    for comparison in run_comparisons(run, scores):
         tables += comparison.tables()
     made = _figures(run, scores, run.root / FIGURES_DIR) if figures and scores else []
     header = _header(run, scores)
+    todo = advice(scores, str(run.root))
     md = ["# mcot report", ""] + [f"- **{key}**: {value}" for key, value in header] + [""]
+    if todo:
+        md += ["## What to do", ""] + [f"- {line}" for line in todo] + [""]
     md += [table.markdown() for table in tables]
     if made:
         md.append("## Figures\n")
         md += [f"![{title}]({path})\n" for title, path in made]
     markdown = "\n".join(md)
-    return markdown, _html(header, tables, made)
+    return markdown, _html(header, todo, tables, made)
 
 
 def _inline(text: str) -> str:
@@ -146,7 +157,7 @@ def _inline(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
 
 
-def _html(header: list[tuple[str, str]], tables: list[Table], made: list[tuple[str, str]]) -> str:
+def _html(header: list[tuple[str, str]], todo: list[str], tables: list[Table], made: list[tuple[str, str]]) -> str:
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'><title>mcot report</title><style>"
         "body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}"
@@ -156,6 +167,10 @@ def _html(header: list[tuple[str, str]], tables: list[Table], made: list[tuple[s
     ]
     parts += [f"<li><b>{html.escape(key)}</b>: {html.escape(value)}</li>" for key, value in header]
     parts.append("</ul>")
+    if todo:
+        parts.append("<h2>What to do</h2><ul>")
+        parts += [f"<li>{_inline(line)}</li>" for line in todo]
+        parts.append("</ul>")
     for table in tables:
         parts.append(f"<h3>{html.escape(table.title)}</h3><table><tr>")
         parts += [f"<th>{html.escape(column)}</th>" for column in table.columns]

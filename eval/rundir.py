@@ -19,7 +19,7 @@ from typing import Any, Literal, TextIO
 from benchmarks.item import ITEMS_FILE, Item, ItemError, read_items
 from eval.errors import EvalError
 
-Method = Literal["rule", "judge", "judge_error", "none"]
+Method = Literal["rule", "judge", "judge_error", "none", "error"]
 MANIFEST = "manifest.json"
 RESULTS = "results.jsonl"
 SCORES = "scores.jsonl"
@@ -27,8 +27,6 @@ ITEMS_COPY = "items.jsonl"
 TRACES = "traces"
 BLOBS = "blobs"
 
-# Fields that must match when a run directory is resumed: anything else would mix two experiments.
-RESUME_KEYS = ("model", "dataset")
 
 
 class RunDirError(EvalError):
@@ -37,7 +35,11 @@ class RunDirError(EvalError):
 
 @dataclass
 class Score:
-    """One line of RUN/scores.jsonl: the score of one (item id, mode) and how it was decided."""
+    """One line of RUN/scores.jsonl: the score of one (item id, arm) and how it was decided.
+
+    `mode` is the arm's name. Method "error": the run did not finish the pair (status error or budget, or no
+    result at all); such a score is wrong (`correct` False, `score` 0.0) with `status` and `reason` in details.
+    """
 
     id: str
     mode: str
@@ -65,13 +67,31 @@ def _json_default(value: object) -> object:
 
 @dataclass(frozen=True)
 class Run:
-    """A run directory opened for scoring: manifest, last result per (id, mode), the items and their root."""
+    """A run directory opened for reading: manifest, last result per (id, arm), its frozen items and their root.
+
+    `items` come from RUN/items.jsonl only (checked against the manifest's dataset hash); `items_root` is
+    where item images are read from (the manifest's dataset path, else the run). `source_changed` is one line
+    naming how the source dataset differs from when the run started, or None when it does not (or is unknown).
+    """
 
     root: Path
     manifest: dict[str, Any]
     results: dict[tuple[str, str], dict[str, Any]]
     items: dict[str, Item]
     items_root: Path
+    source_changed: str | None = None
+
+    @property
+    def arms(self) -> list[str]:
+        """Return the run's arm names: the manifest's `arms`, else its `modes`, else those of the results."""
+        return manifest_arms(self.manifest) or order_arms({mode for _, mode in self.results})
+
+    def arm_tools(self, arm: str) -> tuple[str, ...] | None:
+        """Return the tool names the manifest lists for `arm` (() for text), or None when it does not say."""
+        for entry in self.manifest.get("arms") or []:
+            if isinstance(entry, dict) and entry.get("name") == arm and isinstance(entry.get("tools"), list):
+                return tuple(str(tool) for tool in entry["tools"])
+        return () if arm == "text" else None
 
     def trace(self, item_id: str, mode: str) -> list[dict[str, Any]] | None:
         """Return the steps of the trace of (item_id, mode), or None when it has none."""
@@ -81,6 +101,20 @@ class Run:
         if not path.is_file():
             return None
         return read_jsonl(path)
+
+
+def order_arms(names: Iterable[str]) -> list[str]:
+    """Return arm names text first, then canvas, then tools, then the others by name."""
+    rank = {"text": 0, "canvas": 1, "tools": 2}
+    return sorted(set(names), key=lambda name: (rank.get(name, 3), name))
+
+
+def manifest_arms(manifest: dict[str, Any]) -> list[str]:
+    """Return the arm names a manifest lists (`arms[].name`, else `modes`), in its order; [] when neither."""
+    arms = [str(entry["name"]) for entry in manifest.get("arms") or [] if isinstance(entry, dict) and entry.get("name")]
+    if arms:
+        return arms
+    return [str(mode) for mode in manifest.get("modes") or []]
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -113,40 +147,76 @@ def latest_by_key(records: list[dict[str, Any]]) -> dict[tuple[str, str], dict[s
     return latest
 
 
-def open_run(root: Path) -> Run:
-    """Return the run at `root`; raise EvalError when it is not a run directory or its items cannot be found."""
-    root = Path(root)
-    manifest_path = root / MANIFEST
+def read_manifest(root: Path) -> dict[str, Any]:
+    """Return RUN/manifest.json; raise RunDirError when `root` is not a run directory or the manifest is not JSON."""
+    manifest_path = Path(root) / MANIFEST
     if not manifest_path.is_file():
-        raise EvalError(f"{root} is not a run directory: {MANIFEST} is missing (make one with `mcot run`)")
+        raise RunDirError(f"{root} is not a run directory: {MANIFEST} is missing (make one with `mcot run`)")
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        return json.loads(manifest_path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise EvalError(f"{manifest_path} is not valid JSON ({exc.msg})") from exc
+        raise RunDirError(f"{manifest_path} is not valid JSON ({exc.msg})") from exc
+
+
+def check_frozen_items(root: Path, manifest: dict[str, Any]) -> Path:
+    """Return RUN/items.jsonl after checking it against the manifest's `dataset.sha256`.
+
+    Raise RunDirError when the file is missing or its hash differs (the run's frozen items were changed).
+    A manifest without a dataset hash is not checked.
+    """
+    path = Path(root) / ITEMS_COPY
+    if not path.is_file():
+        raise RunDirError(
+            f"{path} is missing: a run keeps a frozen copy of its items there, and scoring, compare, export and view "
+            "read only that copy; restore it, or make a new run with `mcot run`"
+        )
+    expected = (manifest.get("dataset") or {}).get("sha256")
+    if expected and file_sha256(path) != expected:
+        raise RunDirError(
+            f"{path} does not match the manifest's dataset hash: the run's frozen items were changed "
+            f"(sha256 {file_sha256(path)[:12]}… now, {str(expected)[:12]}… in the manifest); restore the file "
+            "(the run's results belong to the items it was run on) or make a new run with another --out"
+        )
+    return path
+
+
+def source_change(manifest: dict[str, Any]) -> str | None:
+    """Return one line naming how the source dataset differs from when the run started, or None.
+
+    None also when the manifest does not record the source hash (older runs) or has no dataset path.
+    """
+    dataset = manifest.get("dataset") or {}
+    expected, where = dataset.get("source_sha256"), dataset.get("path")
+    if not expected or not where:
+        return None
+    source = Path(where) / ITEMS_FILE
+    if not source.is_file():
+        return f"the source dataset {source} is gone since the run; scored from the run's frozen copy RUN/{ITEMS_COPY}"
+    actual = file_sha256(source)
+    if actual == expected:
+        return None
+    return (
+        f"the source dataset {source} changed since the run (sha256 {actual[:12]}… now, {str(expected)[:12]}… "
+        f"when the run started); scored from the run's frozen copy RUN/{ITEMS_COPY}"
+    )
+
+
+def open_run(root: Path) -> Run:
+    """Return the run at `root` with its frozen items; raise EvalError when it is not a run or its items changed."""
+    root = Path(root)
+    manifest = read_manifest(root)
+    items_path = check_frozen_items(root, manifest)
     results: dict[tuple[str, str], dict[str, Any]] = {}
     if (root / RESULTS).is_file():
         for row in read_jsonl(root / RESULTS):
             results[(str(row.get("id")), str(row.get("mode")))] = row
-    items, items_root = _load_items(root, manifest)
-    return Run(root, manifest, results, items, items_root)
-
-
-def _load_items(root: Path, manifest: dict[str, Any]) -> tuple[dict[str, Item], Path]:
-    """Return the run's items by id, from the dataset path of the manifest, else from RUN/items.jsonl."""
-    candidates: list[Path] = []
+    try:
+        items = {item.id: item for item in read_items(items_path.parent)}
+    except ItemError as exc:
+        raise EvalError(str(exc)) from exc
     dataset_path = (manifest.get("dataset") or {}).get("path")
-    if dataset_path:
-        candidates.append(Path(dataset_path))
-    candidates.append(root)
-    for candidate in candidates:
-        if (candidate / ITEMS_FILE).is_file():
-            try:
-                return {item.id: item for item in read_items(candidate)}, candidate
-            except ItemError as exc:
-                raise EvalError(str(exc)) from exc
-    raise EvalError(
-        f"no items found for {root}: neither the dataset path {dataset_path!r} nor {root / ITEMS_FILE} exists"
-    )
+    items_root = Path(dataset_path) if dataset_path and Path(dataset_path).is_dir() else root
+    return Run(root, manifest, results, items, items_root, source_change(manifest))
 
 
 def read_scores(root: Path) -> list[Score]:
@@ -241,12 +311,7 @@ class RunDir:
 
     def read_manifest(self) -> dict[str, Any]:
         """Return the manifest; raise RunDirError when absent or malformed."""
-        if not self.manifest_path.is_file():
-            raise RunDirError(f"{self.root} is not a run directory (no {MANIFEST})")
-        try:
-            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise RunDirError(f"{self.manifest_path}: not JSON ({exc.msg})") from exc
+        return read_manifest(self.root)
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         """Write the manifest atomically."""
@@ -285,17 +350,3 @@ class RunDir:
         if self._results is not None:
             self._results.close()
             self._results = None
-
-
-def check_resumable(existing: dict[str, Any], fresh: dict[str, Any]) -> None:
-    """Raise RunDirError when a resumed run would mix a different model or dataset into `existing`."""
-    for key in RESUME_KEYS:
-        old, new = existing.get(key), fresh.get(key)
-        if key == "dataset":
-            old = (old or {}).get("sha256")
-            new = (new or {}).get("sha256")
-        elif key == "model":
-            old = (old or {}).get("spec")
-            new = (new or {}).get("spec")
-        if old != new:
-            raise RunDirError(f"{key} differs from the existing run ({old!r} there, {new!r} now); use another --out")

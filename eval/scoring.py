@@ -1,4 +1,8 @@
-"""Scoring a whole run: every (item, mode) result through its protocol, trace verification, scores.jsonl."""
+"""Scoring a whole run: every (item, arm) of the run through its protocol, trace verification, scores.jsonl.
+
+Every item of RUN/items.jsonl is scored in every arm of the manifest: a pair without a finished result (failed,
+stopped on a budget, or never run) is scored wrong with method "error", so that accuracies are over all items.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +14,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks.item import Item
+from eval.advice import MISSING_STATUS, advice
 from eval.judges import JudgeCache, JudgeModel, load_templates
 from eval.protocols import Scorer
-from eval.rundir import MANIFEST, Run, Score, open_run, write_scores, write_text_atomic
-from eval.verify import has_verifier, verify_trace
+from eval.rundir import MANIFEST, Run, Score, open_run, order_arms, write_scores, write_text_atomic
+from eval.verify import verify_trace
 
 CACHE_ENV = "MCOT_JUDGE_CACHE"
 CACHE_DIR = "judge-cache"
@@ -21,13 +27,19 @@ CACHE_DIR = "judge-cache"
 
 @dataclass
 class ScoreSummary:
-    """What a scoring pass did: the scores, counts by method, missing items, judge cache hits and misses."""
+    """What a scoring pass did: the scores, counts by method, stray results, judge cache use, advice.
+
+    `missing_items` are ids of results that name no item of RUN/items.jsonl (not scored); `source_changed`
+    is the line naming how the source dataset differs from when the run started (None when it does not).
+    """
 
     scores: list[Score]
     methods: Counter[str] = field(default_factory=Counter)
     missing_items: list[str] = field(default_factory=list)
     cache_hits: int = 0
     cache_misses: int = 0
+    source_changed: str | None = None
+    advice: list[str] = field(default_factory=list)
 
 
 def default_cache_dir(run_root: Path) -> Path:
@@ -36,30 +48,37 @@ def default_cache_dir(run_root: Path) -> Path:
     return Path(configured) if configured else Path(run_root) / CACHE_DIR
 
 
-async def score_results(run: Run, scorer: Scorer, *, concurrency: int = 8) -> ScoreSummary:
-    """Return the scores of every result of `run` (results without a known item are listed as missing)."""
-    gate = asyncio.Semaphore(max(1, concurrency))
-    summary = ScoreSummary([])
+MISSING_REASON = "the run has no result for this item and arm (interrupted, or not run yet)"
 
-    async def one(key: tuple[str, str]) -> Score | None:
-        item_id, mode = key
-        item = run.items.get(item_id)
-        if item is None:
-            summary.missing_items.append(item_id)
-            return None
-        result = {**run.results[key], "mode": mode}
+
+def scored_arms(run: Run) -> list[str]:
+    """Return the arms to score: the manifest's, then any other arm that results were recorded under."""
+    arms = list(run.arms)
+    return arms + [arm for arm in order_arms({mode for _, mode in run.results}) if arm not in arms]
+
+
+async def score_results(run: Run, scorer: Scorer, *, concurrency: int = 8) -> ScoreSummary:
+    """Return the scores of every (item of the run, arm): one per pair, in item order then arm order."""
+    gate = asyncio.Semaphore(max(1, concurrency))
+    arms = scored_arms(run)
+    summary = ScoreSummary([], source_changed=run.source_changed)
+    summary.missing_items = sorted({item_id for item_id, _ in run.results if item_id not in run.items})
+
+    async def one(item: Item, arm: str) -> Score:
+        result = run.results.get((item.id, arm))
         async with gate:
-            score = await scorer.score(item, result)
-        if mode != "text" and has_verifier(item):
-            verdict = verify_trace(item, run.trace(item_id, mode))
+            if result is None:
+                return await scorer.failed(item, arm, MISSING_STATUS, MISSING_REASON)
+            score = await scorer.score(item, {**result, "mode": arm})
+        if run.arm_tools(arm) != ():
+            verdict = verify_trace(item, run.trace(item.id, arm))
             if verdict is not None:
                 score.details["trace"] = verdict.to_dict()
         return score
 
-    keys = sorted(run.results)
-    scored = await asyncio.gather(*(one(key) for key in keys))
-    summary.scores = [score for score in scored if score is not None]
+    summary.scores = list(await asyncio.gather(*(one(item, arm) for item in run.items.values() for arm in arms)))
     summary.methods = Counter(score.method for score in summary.scores)
+    summary.advice = advice(summary.scores, str(run.root))
     return summary
 
 

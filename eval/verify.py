@@ -4,6 +4,11 @@ The drawing is rebuilt from the trace's tool steps (their `ops`: canvas op recor
 edits and transforms applied), and every drawn path (a `trace_path`, a polygon, or a chain of lines and arrows
 joined end to start) is a candidate. A trace is `valid` when one candidate satisfies the task, `invalid` with
 the first violation of the candidate that went furthest when none does, and `absent` when nothing was drawn.
+
+Only what the model drew is credited: ops of tool steps marked `drawn_by: "tool"` (a domain tool such as
+`solve_maze` with `draw=true` drew them) are replayed, so that undo and ids stay right, but the elements they
+create are no candidates; the verdict counts them apart (`tool_drawn`). A step without `drawn_by` (an older
+trace) counts as the model's. A trace where only a tool drew is `absent` for the model.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from benchmarks.item import Item
@@ -28,6 +33,8 @@ class TraceVerdict:
     violation: str | None = None
     task: str | None = None
     candidates: int = 0
+    tool_drawn: int = 0
+    """Path-like elements on the final canvas that a tool drew (not credited to the model)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the verdict as the JSON object stored in a score's details."""
@@ -95,17 +102,26 @@ def _reflect_point(p: Point, a: Point, b: Point) -> Point:
     return (2 * foot[0] - p[0], 2 * foot[1] - p[1])
 
 
+MODEL, TOOL = "model", "tool"
+CREATING_OPS = ("draw_line", "draw_arrow", "trace_path", "draw_polygon", "mark_point", "draw_circle", "add_text")
+
+
 def trace_ops(steps: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Return the canvas op records of a trace's tool steps, in order."""
+    """Return the canvas op records of a trace's tool steps, in order, each with `drawn_by` ("model" or "tool")."""
     ops: list[dict[str, Any]] = []
     for step in steps:
         if step.get("kind") == "tool" and isinstance(step.get("ops"), list):
-            ops.extend(op for op in step["ops"] if isinstance(op, dict))
+            who = TOOL if step.get("drawn_by") == TOOL else MODEL
+            ops.extend({**op, "drawn_by": who} for op in step["ops"] if isinstance(op, dict))
     return ops
 
 
-def drawn_elements(ops: Sequence[dict[str, Any]]) -> list[tuple[str, Path]]:
-    """Return the (kind, points) of every path-like element on the final canvas, in creation order."""
+def drawn_elements(ops: Sequence[dict[str, Any]], drawn_by: str | None = None) -> list[tuple[str, Path]]:
+    """Return the (kind, points) of every path-like element on the final canvas, in creation order.
+
+    With `drawn_by` ("model" or "tool"), only the elements whose creating op has that `drawn_by` (absent: the
+    model's); the other ops are still replayed so that undo, redo and ids resolve as on the canvas.
+    """
     history: list[dict[str, Any]] = []
     undone: list[dict[str, Any]] = []
     for op in ops:
@@ -120,17 +136,19 @@ def drawn_elements(ops: Sequence[dict[str, Any]]) -> list[tuple[str, Path]]:
             history.append(op)
             undone.clear()
     elements: dict[str, tuple[str, Path]] = {}
+    creators: dict[str, str] = {}
     counter = 0
     for op in history:
         name, args = op.get("op"), op.get("args") or {}
         if not isinstance(args, dict):
             continue
-        if name in ("draw_line", "draw_arrow", "trace_path", "draw_polygon", "mark_point", "draw_circle", "add_text"):
+        if name in CREATING_OPS:
             counter += 1
             element_id = str(op.get("id") or f"e{counter}")
             geometry = _geometry(str(name), args)
             if geometry is not None:
                 elements[element_id] = geometry
+                creators[element_id] = TOOL if op.get("drawn_by") == TOOL else MODEL
         elif name == "remove_element":
             elements.pop(str(args.get("id")), None)
         elif name == "update_element" and str(args.get("id")) in elements:
@@ -148,14 +166,14 @@ def drawn_elements(ops: Sequence[dict[str, Any]]) -> list[tuple[str, Path]]:
                         elements[str(element_id)] = (kind, _transform_points(points, args))
                     except (KeyError, TypeError, ValueError):
                         continue
-    return list(elements.values())
+    return [geometry for key, geometry in elements.items() if drawn_by is None or creators[key] == drawn_by]
 
 
-def candidate_paths(ops: Sequence[dict[str, Any]], join_tol: float = 6.0) -> list[Path]:
-    """Return every drawn path: paths and polygons as drawn, and lines/arrows chained end to start."""
+def candidate_paths(ops: Sequence[dict[str, Any]], join_tol: float = 6.0, drawn_by: str | None = None) -> list[Path]:
+    """Return every drawn path (of `drawn_by` only, when given): paths and polygons, lines/arrows chained end to start."""
     candidates: list[Path] = []
     chain: Path = []
-    for kind, points in drawn_elements(ops):
+    for kind, points in drawn_elements(ops, drawn_by):
         if len(points) < 2 or not all(math.isfinite(x) and math.isfinite(y) for x, y in points):
             continue
         if kind == "path":
@@ -589,24 +607,32 @@ VERIFIERS: dict[str, Callable[[dict[str, Any], Sequence[Path]], TraceVerdict]] =
 }
 
 
-def has_verifier(item: Item) -> bool:
-    """Return True when the item is a generated game whose task has a trace verifier."""
-    return item.benchmark == "games" and item.category in VERIFIERS
+def verify_games_trace(item: Item, steps: Sequence[dict[str, Any]] | None) -> TraceVerdict | None:
+    """Return the verdict on what the model drew for a generated game, or None when its task has no verifier."""
+    verifier = VERIFIERS.get(item.category)
+    if verifier is None:
+        return None
+    ops = trace_ops(steps or [])
+    tool_drawn = len(drawn_elements(ops, TOOL))
+    paths = candidate_paths(ops, drawn_by=MODEL)
+    if not paths:
+        return TraceVerdict("absent", None, item.category, 0, tool_drawn)
+    try:
+        verdict = verifier(item.meta, paths)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        return TraceVerdict(
+            "absent",
+            f"the item's meta lacks the geometry to verify ({type(exc).__name__}: {exc})",
+            item.category,
+            0,
+            tool_drawn,
+        )
+    return replace(verdict, tool_drawn=tool_drawn)
 
 
 def verify_trace(item: Item, steps: Sequence[dict[str, Any]] | None) -> TraceVerdict | None:
-    """Return the verdict on an item's trace, or None when the item has no verifier or lacks its geometry."""
-    if not has_verifier(item):
-        return None
-    verifier = VERIFIERS[item.category]
-    if not steps:
-        return TraceVerdict("absent", None, item.category, 0)
-    paths = candidate_paths(trace_ops(steps))
-    if not paths:
-        return TraceVerdict("absent", None, item.category, 0)
-    try:
-        return verifier(item.meta, paths)
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        return TraceVerdict(
-            "absent", f"the item's meta lacks the geometry to verify ({type(exc).__name__}: {exc})", item.category, 0
-        )
+    """Return the verdict of the verifier registered for the item's benchmark, or None when it has none."""
+    from eval.registry import scoring_spec
+
+    verifier = scoring_spec(item.benchmark).verifier
+    return verifier(item, steps) if verifier is not None else None

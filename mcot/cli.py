@@ -30,8 +30,16 @@ def _fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
+BENCHMARK_FREE = frozenset({"gen_gepbench", "gen_games", "convert", "tools"})
+"""Command modules that never score or prompt, and so start without loading the benchmark declarations."""
+
+
 def _dispatch(module: str, function: str, **kwargs: Any) -> None:
     """Import `mcot.commands.<module>` only when its command runs (fast start-up), and call it."""
+    if module not in BENCHMARK_FREE:
+        from mcot.benchmarks import declare_builtin
+
+        declare_builtin()
     name = f"mcot.commands.{module}"
     try:
         command_module = importlib.import_module(name)
@@ -115,16 +123,27 @@ def convert(
 def run(
     data: Annotated[Path, typer.Option(help="items directory or a benchmark's native files")],
     model: Annotated[str, typer.Option(help="offline | scripted:FILE | openai:M | anthropic:M | openai-compatible:M")],
-    out: Annotated[Path, typer.Option(help="run directory (re-running resumes it)")],
-    mode: Annotated[str, typer.Option(help="comma-separated modes: text,canvas")] = "text,canvas",
+    out: Annotated[Path, typer.Option(help="run directory (re-running the same command resumes it)")],
+    mode: Annotated[
+        str,
+        typer.Option(
+            help="comma-separated arms: text (no tools), canvas (only the canvas tools), "
+            "tools (canvas + domain tools), custom (the tools of --tools)"
+        ),
+    ] = "text,canvas",
+    tools: Annotated[
+        str | None, typer.Option(help="comma-separated tool names: a custom arm offering exactly these")
+    ] = None,
     format: Annotated[str | None, typer.Option(help="native format of --data when not detected")] = None,
     base_url: Annotated[str | None, typer.Option(help="API base URL (overrides the SDK's environment)")] = None,
     concurrency: Annotated[int, typer.Option(help="items solved at once")] = 4,
     limit: Annotated[int | None, typer.Option(help="only the first N items")] = None,
-    max_steps: Annotated[int, typer.Option(help="model steps per item in canvas mode")] = 12,
-    seed: Annotated[int, typer.Option(help="seed passed to the model where supported")] = 0,
+    max_steps: Annotated[int, typer.Option(help="model turns per item in the arms with tools")] = 12,
+    seed: Annotated[int | None, typer.Option(help="sampling seed sent to backends that take one")] = None,
+    temperature: Annotated[float, typer.Option(help="sampling temperature sent to every backend")] = 0.0,
+    max_tries: Annotated[int, typer.Option(help="tries per model call (retries on 429, 5xx, time-outs)")] = 6,
 ) -> None:
-    """Solve items with a model in text and/or canvas mode, writing a resumable run directory."""
+    """Solve items with a model in one or more arms, writing a resumable run directory (exit 3: some failed)."""
     _dispatch(
         "run",
         "run_items",
@@ -132,12 +151,15 @@ def run(
         model=model,
         out=out,
         mode=mode,
+        tools=tools,
         format=format,
         base_url=base_url,
         concurrency=concurrency,
         limit=limit,
         max_steps=max_steps,
         seed=seed,
+        temperature=temperature,
+        max_tries=max_tries,
     )
 
 
@@ -154,13 +176,15 @@ def score(
 
 @app.command()
 def compare(
-    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="a scored run (both modes)")],
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="a scored run")],
     run_b: Annotated[Path | None, typer.Argument(metavar="RUN_B", help="a second run to pair with")] = None,
+    a: Annotated[str | None, typer.Option("--a", help="the baseline arm (default: text)")] = None,
+    b: Annotated[str | None, typer.Option("--b", help="the arm compared with it (default: canvas, or the other arm)")] = None,
     out: Annotated[Path | None, typer.Option(help="write the comparison as markdown here")] = None,
-    force: Annotated[bool, typer.Option(help="compare runs that differ in more than the mode")] = False,
+    force: Annotated[bool, typer.Option(help="compare runs that differ in more than the arm")] = False,
 ) -> None:
-    """Text vs canvas on the same items: paired differences, bootstrap intervals, McNemar, flips."""
-    _dispatch("compare", "run_compare", run_dir=run_dir, run_b=run_b, out=out, force=force)
+    """Two arms on the same items: paired differences, bootstrap intervals, McNemar, flips."""
+    _dispatch("compare", "run_compare", run_dir=run_dir, run_b=run_b, a=a, b=b, out=out, force=force)
 
 
 @app.command()

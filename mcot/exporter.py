@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from eval.rundir import ITEMS_COPY, RunDir, latest_by_key, read_jsonl
+from eval.rundir import RunDir, check_frozen_items, latest_by_key, read_jsonl
 
 FORMATS = ("jsonl", "parquet", "hf")
 HF_DATA_FILE = "data/train-00000-of-00001.parquet"
@@ -19,12 +19,16 @@ class ExportError(ValueError):
 
 
 def export_records(run_root: Path) -> Iterator[dict[str, Any]]:
-    """Yield one record per finished (item, mode): the item, the answer, the prediction, score and trace."""
+    """Yield one record per recorded (item, arm): the item, the answer, the prediction, score and trace.
+
+    Items come from the run's frozen RUN/items.jsonl (RunDirError when it no longer matches the manifest).
+    """
     run_dir = RunDir(Path(run_root))
     manifest = run_dir.read_manifest()
-    items = {str(r["id"]): r for r in read_jsonl(run_dir.root / ITEMS_COPY)}
+    items = {str(r["id"]): r for r in read_jsonl(check_frozen_items(run_dir.root, manifest))}
     scores = latest_by_key(read_jsonl(run_dir.scores_path))
-    items_root = Path(manifest.get("dataset", {}).get("path", ""))
+    dataset_path = (manifest.get("dataset") or {}).get("path")
+    items_root = Path(dataset_path) if dataset_path and Path(dataset_path).is_dir() else run_dir.root
     for (item_id, mode), result in sorted(run_dir.results().items()):
         item = items.get(item_id, {})
         score = scores.get((item_id, mode), {})
@@ -193,5 +197,6 @@ def export_run(run_root: Path, fmt: str, out: Path) -> int:
     """Export a run in `fmt` (jsonl, parquet or hf) to `out`; return the number of records."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    check_frozen_items(Path(run_root), RunDir(Path(run_root)).read_manifest())  # before anything is written
     exporter = {"jsonl": export_jsonl, "parquet": export_parquet, "hf": export_hf}[fmt]
     return exporter(Path(run_root), Path(out))

@@ -1,10 +1,10 @@
-"""Run orchestration: solve every (item, mode) of a dataset concurrently into a resumable run directory."""
+"""Run orchestration: solve every (item, arm) of a dataset concurrently into a resumable run directory."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
-import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -13,12 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.item import ITEMS_FILE, Item, ItemError, read_items
-from eval.rundir import ITEMS_COPY, RunDir, RunDirError, check_resumable, file_sha256, now_iso
-from mcot import __version__
+from eval.rundir import ITEMS_COPY, RunDir, file_sha256, now_iso, write_text_atomic
+from mcot.arms import Arm, parse_arms
 from mcot.errors import UsageError
+from mcot.failures import FailureSummary, summarize_failures
+from mcot.manifest import DatasetInfo, build_manifest, new_session, resume_conflicts
 
-MODES = ("text", "canvas")
 CONVERTED = "data"
+DONE_STATUSES = ("ok", "budget")
+"""Statuses a resume does not redo: an answer, or a budget stop (the same settings would stop again)."""
 
 
 @dataclass(frozen=True)
@@ -28,46 +31,53 @@ class RunConfig:
     data: Path
     model: str
     out: Path
-    modes: tuple[str, ...] = MODES
+    arms: tuple[Arm, ...] = field(default_factory=lambda: parse_arms("text,canvas"))
     format: str | None = None
     base_url: str | None = None
     concurrency: int = 4
     limit: int | None = None
     max_steps: int = 12
-    seed: int = 0
+    temperature: float = 0.0
+    seed: int | None = None
     max_canvas_images: int = 3
     max_output_tokens: int | None = None
     item_timeout_s: float | None = 600.0
+    max_tries: int = 6
+
+    def result_settings(self) -> dict[str, Any]:
+        """Return the manifest's `config`: the settings of the solver loop (those that change results first)."""
+        return {
+            "max_steps": self.max_steps,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "max_canvas_images": self.max_canvas_images,
+            "max_output_tokens": self.max_output_tokens,
+            "item_timeout_s": self.item_timeout_s,
+            "limit": self.limit,
+        }
 
 
 @dataclass
 class RunSummary:
-    """What a run did: counts by status, and what it skipped because it was already done."""
+    """What a run did: counts by status this time, what it skipped as done, and the run's failures overall."""
 
     run_dir: Path
     total: int = 0
     skipped_done: int = 0
     by_status: dict[str, int] = field(default_factory=dict)
     wall_s: float = 0.0
+    failures: FailureSummary = field(default_factory=FailureSummary)
+    succeeded: int = 0
 
 
-def parse_modes(text: str) -> tuple[str, ...]:
-    """Return the modes of a comma-separated list; raise UsageError on an unknown one."""
-    modes = tuple(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
-    unknown = [m for m in modes if m not in MODES]
-    if not modes or unknown:
-        raise UsageError(f"--mode takes a comma-separated list of {', '.join(MODES)} (got {text!r})")
-    return modes
-
-
-def prepare_dataset(data: Path, fmt: str | None, run_dir: RunDir) -> Path:
+def prepare_dataset(data: Path, fmt: str | None, run_root: Path) -> Path:
     """Return an items directory for `data`: itself, or a conversion of native files into RUN/data."""
     data = Path(data)
     if not data.exists():
         raise UsageError(f"--data {data} does not exist")
     if fmt in (None, "items") and (data / ITEMS_FILE).is_file():
         return data.resolve()
-    converted = run_dir.root / CONVERTED
+    converted = run_root / CONVERTED
     if (converted / ITEMS_FILE).is_file():
         return converted.resolve()
     from benchmarks.loaders import LoaderError, convert, detect_format
@@ -83,56 +93,40 @@ def prepare_dataset(data: Path, fmt: str | None, run_dir: RunDir) -> Path:
     return converted.resolve()
 
 
-def build_manifest(config: RunConfig, items_dir: Path, n_items: int, prompts: dict[str, str]) -> dict[str, Any]:
-    """Return the manifest of DESIGN.md for this run (never an API key)."""
-    return {
-        "mcot_version": __version__,
-        "created": now_iso(),
-        "finished": None,
-        "command": "mcot run",
-        "model": {"spec": config.model, "base_url": config.base_url},
-        "modes": list(config.modes),
-        "config": {
-            "max_steps": config.max_steps,
-            "concurrency": config.concurrency,
-            "limit": config.limit,
-            "seed": config.seed,
-            "max_canvas_images": config.max_canvas_images,
-            "max_output_tokens": config.max_output_tokens,
-            "item_timeout_s": config.item_timeout_s,
-        },
-        "prompts": prompts,
-        "dataset": {
-            "path": str(items_dir),
-            "sha256": file_sha256(items_dir / ITEMS_FILE),
-            "format": "items",
-            "n_items": n_items,
-        },
-        "judge": None,
-    }
+def select_items(items_dir: Path, limit: int | None) -> tuple[list[Item], str, DatasetInfo]:
+    """Return the run's items (the first `limit`), the text of their frozen copy, and the manifest's dataset info."""
+    try:
+        items = read_items(items_dir)
+    except ItemError as exc:
+        raise UsageError(str(exc)) from exc
+    if limit is not None:
+        items = items[:limit]
+    frozen = "".join(item.to_json_line() + "\n" for item in items)
+    info = DatasetInfo(
+        path=items_dir,
+        sha256=hashlib.sha256(frozen.encode("utf-8")).hexdigest(),
+        source_sha256=file_sha256(items_dir / ITEMS_FILE),
+        n_items=len(items),
+        limit=limit,
+    )
+    return items, frozen, info
 
 
-def _result_record(item: Item, mode: str, prediction: Any, trace_rel: str) -> dict[str, Any]:
-    usage = dict(prediction.usage) if isinstance(prediction.usage, dict) else prediction.usage.model_dump()
+def _record(item: Item, arm: str, prediction: Any, trace_rel: str | None) -> dict[str, Any]:
     return {
         "id": item.id,
-        "mode": mode,
-        "status": prediction.status,
-        "prediction": prediction.text,
-        "steps": prediction.steps,
-        "usage": usage,
-        "latency_s": round(float(prediction.latency_s), 3),
-        "error": prediction.error,
+        "mode": arm,
+        **prediction.to_record(),
         "trace": trace_rel,
         "benchmark": item.benchmark,
         "category": item.category,
     }
 
 
-def _failure_record(item: Item, mode: str, reason: str, latency_s: float) -> dict[str, Any]:
+def _failure_record(item: Item, arm: str, reason: str, latency_s: float) -> dict[str, Any]:
     return {
         "id": item.id,
-        "mode": mode,
+        "mode": arm,
         "status": "error",
         "prediction": "",
         "steps": 0,
@@ -145,62 +139,87 @@ def _failure_record(item: Item, mode: str, reason: str, latency_s: float) -> dic
     }
 
 
+def open_or_refuse(run_dir: RunDir, manifest: dict[str, Any], frozen: str, concurrency: int) -> dict[str, Any]:
+    """Return the manifest this session works under: the new one, or the existing one with a session appended.
+
+    A resume whose result-changing settings differ is refused (UsageError naming them) and changes no file.
+    """
+    if not run_dir.exists():
+        run_dir.root.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(run_dir.root / ITEMS_COPY, frozen)
+        run_dir.write_manifest(manifest)
+        return manifest
+    existing = run_dir.read_manifest()
+    conflicts = resume_conflicts(existing, manifest)
+    if conflicts:
+        raise UsageError(
+            f"{run_dir.root} was made with other settings, so resuming it would mix two experiments: "
+            + "; ".join(conflicts)
+            + ". A new configuration takes a new --out."
+        )
+    copy = run_dir.root / ITEMS_COPY
+    if not copy.is_file() or file_sha256(copy) != existing["dataset"]["sha256"]:
+        raise UsageError(f"{copy} is missing or was changed after the run started; this run cannot be resumed")
+    existing.setdefault("sessions", []).append(new_session(concurrency))
+    run_dir.write_manifest(existing)
+    return existing
+
+
 async def run_items_async(config: RunConfig, *, progress: Callable[[int, int], None] | None = None) -> RunSummary:
-    """Solve all pending (item, mode) pairs of the run; return counts. Finished pairs are never redone."""
-    from agents import Budget, load_model, prompt_hashes, solve
+    """Solve all pending (item, arm) pairs of the run; return counts. Finished pairs are never redone."""
+    from agents import Budget, ChatSolver, load_model, prompt_hashes
+    from agents.retry import RetryPolicy
     from canvas import BlobStore
 
     started = time.perf_counter()
-    model = load_model(config.model, base_url=config.base_url)  # a bad spec or missing key fails before any write
+    retry = RetryPolicy(max_tries=config.max_tries)
+    backend = load_model(config.model, base_url=config.base_url, retry=retry)  # a bad spec or missing key fails before any write
     run_dir = RunDir(Path(config.out))
-    run_dir.root.mkdir(parents=True, exist_ok=True)
-    items_dir = prepare_dataset(config.data, config.format, run_dir)
-    try:
-        items = read_items(items_dir)
-    except ItemError as exc:
-        raise UsageError(str(exc)) from exc
-    if config.limit is not None:
-        items = items[: config.limit]
-
-    manifest = build_manifest(config, items_dir, len(items), prompt_hashes())
-    if run_dir.exists():
-        existing = run_dir.read_manifest()
-        try:
-            check_resumable(existing, manifest)
-        except RunDirError as exc:
-            raise UsageError(str(exc)) from exc
-        manifest["created"] = existing.get("created", manifest["created"])
-        manifest["modes"] = sorted(set(existing.get("modes", [])) | set(config.modes), key=MODES.index)
-    run_dir.write_manifest(manifest)
-    shutil.copyfile(items_dir / ITEMS_FILE, run_dir.root / ITEMS_COPY)
-
-    done = {key for key, record in run_dir.results().items() if record.get("status") in ("ok", "budget")}
-    pending = [(item, mode) for item in items for mode in config.modes if (item.id, mode) not in done]
-    summary = RunSummary(run_dir=run_dir.root, total=len(items) * len(config.modes))
-    summary.skipped_done = summary.total - len(pending)
-
-    blobs = BlobStore(run_dir.blobs_dir)
+    items_dir = prepare_dataset(config.data, config.format, run_dir.root)
+    items, frozen, dataset = select_items(items_dir, config.limit)
     budget = Budget(
         max_steps=config.max_steps,
         max_output_tokens=config.max_output_tokens,
         item_timeout_s=config.item_timeout_s,
         max_canvas_images=config.max_canvas_images,
+        temperature=config.temperature,
+        seed=config.seed,
     )
+    solvers = {arm.name: ChatSolver(backend, arm.name, arm.tools, budget) for arm in config.arms}
+    first = next(iter(solvers.values()))
+    solver_info = {key: value for key, value in first.describe().items() if key not in ("arm", "tools")}
+    manifest = build_manifest(
+        model={"spec": config.model, "base_url": config.base_url},
+        arms=config.arms,
+        solver=solver_info,
+        config=config.result_settings(),
+        prompts=prompt_hashes(),
+        dataset=dataset,
+        concurrency=config.concurrency,
+    )
+    manifest = open_or_refuse(run_dir, manifest, frozen, config.concurrency)
+
+    done = {key for key, record in run_dir.results().items() if record.get("status") in DONE_STATUSES}
+    pending = [(item, arm) for item in items for arm in solvers if (item.id, arm) not in done]
+    summary = RunSummary(run_dir=run_dir.root, total=len(items) * len(solvers))
+    summary.skipped_done = summary.total - len(pending)
+
+    blobs = BlobStore(run_dir.blobs_dir)
     semaphore = asyncio.Semaphore(max(1, config.concurrency))
     finished = 0
     run_dir.open()
 
-    async def one(item: Item, mode: str) -> None:
+    async def one(item: Item, arm: str) -> None:
         nonlocal finished
         async with semaphore:
             t0 = time.perf_counter()
             try:
-                prediction, trace = await solve(item, items_dir, model, mode, budget=budget, blobs=blobs)
-                trace_path = run_dir.trace_path(item.id, mode)
+                prediction, trace = await solvers[arm].solve(item, items_dir, blobs)
+                trace_path = run_dir.trace_path(item.id, arm)
                 trace.write_jsonl(trace_path)
-                record = _result_record(item, mode, prediction, trace_path.relative_to(run_dir.root).as_posix())
+                record = _record(item, arm, prediction, trace_path.relative_to(run_dir.root).as_posix())
             except Exception as exc:  # a failed item is recorded with its reason; the run goes on
-                record = _failure_record(item, mode, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0)
+                record = _failure_record(item, arm, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0)
             run_dir.append_result(record)
             summary.by_status[record["status"]] = summary.by_status.get(record["status"], 0) + 1
             finished += 1
@@ -208,11 +227,15 @@ async def run_items_async(config: RunConfig, *, progress: Callable[[int, int], N
                 progress(finished, len(pending))
 
     try:
-        await asyncio.gather(*(one(item, mode) for item, mode in pending))
+        await asyncio.gather(*(one(item, arm) for item, arm in pending))
     finally:
         run_dir.close()
-        manifest["finished"] = now_iso()
+        manifest["sessions"][-1]["finished"] = now_iso()
         run_dir.write_manifest(manifest)
+    latest = run_dir.results()
+    keys = [(item.id, arm) for item in items for arm in solvers]
+    summary.succeeded = sum(1 for key in keys if (latest.get(key) or {}).get("status") == "ok")
+    summary.failures = summarize_failures([latest.get(key) for key in keys])
     summary.wall_s = time.perf_counter() - started
     return summary
 

@@ -8,11 +8,23 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from eval.rundir import ITEMS_COPY, RunDir, latest_by_key, read_jsonl
+from eval.rundir import RunDir, check_frozen_items, latest_by_key, read_jsonl
 
 TEMPLATE = "viewer.html"
 # Trace fields the viewer shows; the rest (svg, ops, data) stays on disk to keep the page light.
-SHOWN_STEP_FIELDS = ("step", "kind", "text", "tool", "arguments", "result", "error", "image", "tool_calls", "t")
+SHOWN_STEP_FIELDS = (
+    "step",
+    "kind",
+    "text",
+    "tool",
+    "arguments",
+    "result",
+    "error",
+    "image",
+    "tool_calls",
+    "t",
+    "drawn_by",
+)
 
 
 def _relink(image: str | None, prefix: str) -> str | None:
@@ -20,8 +32,11 @@ def _relink(image: str | None, prefix: str) -> str | None:
 
 
 def viewer_records(run_dir: RunDir, image_prefix: str = "") -> list[dict[str, Any]]:
-    """Return one record per (item, mode): the item's prompt, its result, its score and its trace steps."""
-    items = {str(r["id"]): r for r in read_jsonl(run_dir.root / ITEMS_COPY)}
+    """Return one record per recorded (item, arm): the item's prompt, its result, its score and its trace steps.
+
+    Items come from the run's frozen RUN/items.jsonl (RunDirError when it no longer matches the manifest).
+    """
+    items = {str(r["id"]): r for r in read_jsonl(check_frozen_items(run_dir.root, run_dir.read_manifest()))}
     scores = latest_by_key(read_jsonl(run_dir.scores_path))
     records = []
     for (item_id, mode), result in sorted(run_dir.results().items()):
@@ -56,7 +71,7 @@ def viewer_records(run_dir: RunDir, image_prefix: str = "") -> list[dict[str, An
 def write_viewer(run_root: Path, out: Path | None = None) -> Path:
     """Write the viewer page for a run (default RUN/index.html) and return its path."""
     run_dir = RunDir(Path(run_root))
-    run_dir.read_manifest()  # fails clearly when this is not a run directory
+    check_frozen_items(run_dir.root, run_dir.read_manifest())  # fails clearly before anything is written
     out = Path(out) if out is not None else run_dir.root / "index.html"
     out.parent.mkdir(parents=True, exist_ok=True)
     prefix = os.path.relpath(run_dir.root.resolve(), out.parent.resolve())

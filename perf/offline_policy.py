@@ -1,7 +1,7 @@
-"""Solve generated game items with the offline policy in canvas mode; print the solve rate per task.
+"""Solve generated game items with the offline policy in the tools arm; print the solve rate per task.
 
 Generates N items per task (benchmarks.generators.games) into a temporary directory, solves each with
-`agents.solve(item, root, load_model("offline"), "canvas")` after registering the built-in strategies, and
+`agents.solve(item, root, load_model("offline"), "tools")` after registering the built-in strategies, and
 compares the final answer (the \\boxed value) with the item's answer. Prints one line per task and, last,
 ``maze_rate=<x> ray_rate=<y> ... s_per_item=<z>``.
 
@@ -43,12 +43,12 @@ def write_games(out: Path, tasks: list[str], n: int, seed: int) -> Path:
 
 
 async def solve_all(items: list[Item], root: Path) -> list[tuple[Item, str, float]]:
-    """Return (item, final text, seconds) for each item solved in canvas mode by the offline policy."""
+    """Return (item, final text, seconds) for each item solved in the tools arm by the offline policy."""
     model = load_model("offline")
     out = []
     for item in items:
         started = time.perf_counter()
-        prediction, _ = await solve(item, root, model, "canvas")
+        prediction, _ = await solve(item, root, model, "tools")
         out.append((item, prediction.text, time.perf_counter() - started))
     return out
 

@@ -41,7 +41,7 @@ def _script(folder: Path, steps: int) -> Path:
 async def _solve_seconds(item: Item, items_dir: Path, script: Path, blobs: BlobStore, out: Path) -> float:
     model = load_model(f"scripted:{script}")
     start = time.perf_counter()
-    _, trace = await solve(item, items_dir, model, "canvas", budget=Budget(max_steps=64), blobs=blobs)
+    _, trace = await solve(item, items_dir, model, "tools", budget=Budget(max_steps=64), blobs=blobs)
     trace.write_jsonl(out)
     return time.perf_counter() - start
 

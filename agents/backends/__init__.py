@@ -1,12 +1,57 @@
-"""Model backends behind one protocol, and `load_model(spec)` that picks one from a spec string."""
+"""Model backends behind one protocol, registered by provider name; `load_model(spec)` builds one from a spec.
+
+Each backend is registered once (`register_backend`) with a factory that imports its module on first use, so
+loading `agents.backends` does not load a provider SDK. A spec is `provider:argument` (`openai:gpt-4o`,
+`scripted:FILE.json`) or a bare provider that takes none (`offline`); an unknown one gets a did-you-mean.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from agents.backends.base import ModelBackend, ModelRequest, ModelResponse, ToolSet, Usage
 from agents.errors import ModelSpecError
+from agents.registry import Registry
 from agents.retry import RetryPolicy
 
-SPEC_HELP = "offline, scripted:FILE.json, openai:MODEL, anthropic:MODEL or openai-compatible:MODEL (with --base-url)"
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """What `load_model` passes to every backend factory besides the spec's argument."""
+
+    base_url: str | None = None
+    timeout_s: float = 180.0
+    retry: RetryPolicy | None = None
+
+
+BackendFactory = Callable[[str, BackendOptions], ModelBackend]
+"""Builds a backend from the spec's argument (the model name, a file; "" when the usage shows none)."""
+
+BACKENDS: Registry[BackendFactory] = Registry("model provider", error=ModelSpecError)
+"""The model backends by provider name."""
+
+
+def register_backend(
+    name: str, factory: BackendFactory, *, usage: str | None = None, help: str = "", replace: bool = False
+) -> None:
+    """Register a model backend under a provider name (`usage` e.g. `name:MODEL`; bare `name` takes no argument)."""
+    BACKENDS.register(name, factory, usage=usage, help=help, replace=replace)
+
+
+def unregister_backend(name: str) -> None:
+    """Remove a registered model backend (no error when absent)."""
+    BACKENDS.unregister(name)
+
+
+def backend_names() -> tuple[str, ...]:
+    """Return the registered provider names, in registration order."""
+    return BACKENDS.names()
+
+
+def spec_help() -> str:
+    """Return the accepted model spec forms as one line, with each provider's help."""
+    return "; ".join(f"{e.usage} ({e.help})" if e.help else e.usage for e in BACKENDS.entries())
 
 
 def load_model(
@@ -17,29 +62,67 @@ def load_model(
     retry: RetryPolicy | None = None,
 ) -> ModelBackend:
     """Return the backend a model spec names; raise ModelSpecError for an unknown or unusable spec."""
-    provider, _, name = spec.partition(":")
-    provider = provider.strip().lower()
-    if provider == "offline":
-        from agents.offline import OfflineBackend
+    entry, argument = BACKENDS.parse(spec)
+    return entry.factory(argument, BackendOptions(base_url=base_url, timeout_s=timeout_s, retry=retry))
 
-        return OfflineBackend()
-    if not name:
-        raise ModelSpecError(f"model spec {spec!r} names no model; use {SPEC_HELP}")
-    if provider == "scripted":
-        from agents.backends.scripted import ScriptedBackend
 
-        return ScriptedBackend(name)
-    if provider in ("openai", "openai-compatible"):
+def _offline(argument: str, options: BackendOptions) -> ModelBackend:
+    from agents.offline import OfflineBackend
+
+    return OfflineBackend()
+
+
+def _scripted(argument: str, options: BackendOptions) -> ModelBackend:
+    from agents.backends.scripted import ScriptedBackend
+
+    return ScriptedBackend(argument)
+
+
+def _openai(compatible: bool) -> BackendFactory:
+    def build(argument: str, options: BackendOptions) -> ModelBackend:
         from agents.backends.openai_chat import OpenAIChatBackend
 
         return OpenAIChatBackend(
-            name, base_url=base_url, compatible=provider == "openai-compatible", timeout_s=timeout_s, retry=retry
+            argument,
+            base_url=options.base_url,
+            compatible=compatible,
+            timeout_s=options.timeout_s,
+            retry=options.retry,
         )
-    if provider == "anthropic":
-        from agents.backends.anthropic_messages import AnthropicBackend
 
-        return AnthropicBackend(name, base_url=base_url, timeout_s=timeout_s, retry=retry)
-    raise ModelSpecError(f"unknown model provider {provider!r} in {spec!r}; use {SPEC_HELP}")
+    return build
 
 
-__all__ = ["ModelBackend", "ModelRequest", "ModelResponse", "ToolSet", "Usage", "load_model"]
+def _anthropic(argument: str, options: BackendOptions) -> ModelBackend:
+    from agents.backends.anthropic_messages import AnthropicBackend
+
+    return AnthropicBackend(argument, base_url=options.base_url, timeout_s=options.timeout_s, retry=options.retry)
+
+
+register_backend("offline", _offline, usage="offline", help="the deterministic offline policy, no network")
+register_backend("scripted", _scripted, usage="scripted:FILE.json", help="replays assistant turns from a file")
+register_backend("openai", _openai(False), usage="openai:MODEL", help="OpenAI Chat Completions, OPENAI_API_KEY")
+register_backend(
+    "openai-compatible",
+    _openai(True),
+    usage="openai-compatible:MODEL",
+    help="vLLM, SGLang, Ollama… with --base-url",
+)
+register_backend("anthropic", _anthropic, usage="anthropic:MODEL", help="Anthropic Messages API, ANTHROPIC_API_KEY")
+
+
+__all__ = [
+    "BACKENDS",
+    "BackendFactory",
+    "BackendOptions",
+    "ModelBackend",
+    "ModelRequest",
+    "ModelResponse",
+    "ToolSet",
+    "Usage",
+    "backend_names",
+    "load_model",
+    "register_backend",
+    "spec_help",
+    "unregister_backend",
+]

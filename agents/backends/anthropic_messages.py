@@ -13,14 +13,14 @@ from typing import Any
 
 import anthropic
 
-from agents.backends.base import ModelRequest, ModelResponse, Usage, redactor
-from agents.errors import ModelSpecError
+from agents.backends.base import ModelRequest, ModelResponse, Usage, redactor, request_url, sent_sampling
+from agents.errors import ModelError, ModelSpecError
 from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
 from agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds, status_is_retryable
 
 
 class AnthropicBackend:
-    """The Messages API with mcot's own retries (the SDK's are off)."""
+    """The Messages API with mcot's own retries (the SDK's are off); it sends temperature, never a seed."""
 
     provider = "anthropic"
 
@@ -57,8 +57,17 @@ class AnthropicBackend:
             self._clients[loop] = client
         return client
 
+    def sampling_support(self) -> dict[str, str]:
+        """Return whether temperature and seed are sent: the Messages API has no seed."""
+        temperature = (
+            "sent"
+            if _accepts_temperature()
+            else f"not sent: the installed SDK (anthropic {anthropic.__version__}) has no temperature argument"
+        )
+        return {"temperature": temperature, "seed": "not supported by the Anthropic Messages API"}
+
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
-        """Return the keyword arguments of `messages.create` for a request."""
+        """Return the keyword arguments of `messages.create` for a request (a seed is not among them)."""
         system, messages = to_anthropic_messages(request.messages)
         params: dict[str, Any] = {
             "model": self.model,
@@ -81,7 +90,12 @@ class AnthropicBackend:
         async def attempt() -> Any:
             return await self._client().messages.create(**params)
 
-        reply = await call_with_retries(attempt, classify_anthropic_error, self.retry, notes, self._redact)
+        sampling = sent_sampling(params)
+        try:
+            reply = await call_with_retries(attempt, classify_anthropic_error, self.retry, notes, self._redact)
+        except ModelError as exc:
+            exc.sampling = sampling
+            raise
         texts: list[str] = []
         calls: list[ToolCall] = []
         for block in reply.content or []:
@@ -96,6 +110,7 @@ class AnthropicBackend:
             usage=Usage(int(getattr(usage, "input_tokens", 0) or 0), int(getattr(usage, "output_tokens", 0) or 0)),
             stop_reason=reply.stop_reason,
             retries=tuple(notes),
+            sampling=sampling,
         )
 
 
@@ -117,7 +132,7 @@ def classify_anthropic_error(exc: BaseException) -> Failure | None:
     if isinstance(exc, anthropic.APITimeoutError):
         return Failure(True, "request timed out")
     if isinstance(exc, anthropic.APIConnectionError):
-        return Failure(True, "connection error")
+        return Failure(True, f"connection error{request_url(exc)}")
     if isinstance(exc, anthropic.APIResponseValidationError | json.JSONDecodeError):
         return Failure(True, f"unparsable response: {str(exc)[:200]}")
     return None

@@ -29,9 +29,10 @@ class ToolSet:
 
 @dataclass(frozen=True)
 class ModelRequest:
-    """One model call: the conversation, the tools (None: none offered) and sampling limits.
+    """One model call: the conversation, the tools (None: none offered) and sampling settings.
 
-    `hints` carries prompt-view facts (benchmark, answer_type, choices, mode) for policies that are not
+    `seed` is sent only by backends whose API takes one, and only when it is not None. `hints` carries
+    prompt-view facts (benchmark, answer_type, choices, mode: the arm's name) for policies that are not
     language models; real backends ignore it. It never holds the answer or meta.
     """
 
@@ -39,6 +40,7 @@ class ModelRequest:
     tools: ToolSet | None = None
     max_tokens: int = 4096
     temperature: float = 0.0
+    seed: int | None = None
     hints: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -52,7 +54,11 @@ class Usage:
 
 @dataclass(frozen=True)
 class ModelResponse:
-    """What a backend returns: text, tool calls, usage, and the retries it took to get there."""
+    """What a backend returns: text, tool calls, usage, the retries it took, and the sampling it sent.
+
+    `sampling` holds exactly the sampling fields the request carried on the wire (e.g. `{"temperature": 0.0,
+    "seed": 7}`); a backend that sends none (offline, scripted) leaves it empty.
+    """
 
     text: str
     tool_calls: tuple[ToolCall, ...] = ()
@@ -60,6 +66,7 @@ class ModelResponse:
     stop_reason: str | None = None
     retries: tuple[dict[str, Any], ...] = ()
     tool_calls_in_text: bool = False
+    sampling: Mapping[str, Any] = field(default_factory=dict)
 
 
 @runtime_checkable
@@ -73,6 +80,30 @@ class ModelBackend(Protocol):
     async def generate(self, request: ModelRequest) -> ModelResponse:
         """Return the model's next turn for the request."""
         ...
+
+    def sampling_support(self) -> dict[str, str]:
+        """Return, per sampling setting (temperature, seed), whether it is sent, or why not."""
+        ...
+
+
+SAMPLING_KEYS = ("temperature", "seed")
+"""The sampling settings mcot controls and records."""
+
+DETERMINISTIC = {"temperature": "ignored: deterministic", "seed": "ignored: deterministic"}
+"""`sampling_support()` of a backend that is not a sampled model (offline policy, scripted turns)."""
+
+
+def sent_sampling(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the sampling fields of a request's wire parameters (those of SAMPLING_KEYS it carries)."""
+    return {key: params[key] for key in SAMPLING_KEYS if key in params}
+
+
+def sampling_support(backend: Any) -> dict[str, str]:
+    """Return a backend's `sampling_support()`, or "unknown" per setting for one that does not say."""
+    report = getattr(backend, "sampling_support", None)
+    if report is None:
+        return {key: "unknown: the backend does not say" for key in SAMPLING_KEYS}
+    return dict(report())
 
 
 _KEY_PATTERN = re.compile(r"(sk-(?:ant-)?|key-|Bearer\s+)[A-Za-z0-9_\-\.]{6,}")
@@ -88,3 +119,10 @@ def redactor(*secrets: str | None) -> Callable[[str], str]:
         return _KEY_PATTERN.sub(lambda m: m.group(1) + "***", text)
 
     return redact
+
+
+def request_url(exc: BaseException) -> str:
+    """Return " (METHOD URL)" for an SDK error that carries its httpx request, else "" (for failure causes)."""
+    request = getattr(exc, "request", None)
+    url = getattr(request, "url", None)
+    return f" ({getattr(request, 'method', 'POST')} {url})" if url is not None else ""

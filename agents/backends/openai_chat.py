@@ -11,8 +11,8 @@ from typing import Any
 import openai
 
 from agents.backends._textcalls import parse_text_tool_calls
-from agents.backends.base import ModelRequest, ModelResponse, Usage, redactor
-from agents.errors import ModelSpecError
+from agents.backends.base import ModelRequest, ModelResponse, Usage, redactor, request_url, sent_sampling
+from agents.errors import ModelError, ModelSpecError
 from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
 from agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds, status_is_retryable
 
@@ -27,7 +27,8 @@ class OpenAIChatBackend:
     """Chat Completions with data-URL images and function tools; parallel tool calls are handled.
 
     With `compatible=True` the backend sends the schema flavour without `strict`, uses `max_tokens`,
-    needs no real key, and reads tool calls that a model wrote as text.
+    needs no real key, and reads tool calls that a model wrote as text. Both send `temperature` (not to
+    OpenAI's reasoning models, which take only the default) and `seed` when one is set.
     """
 
     def __init__(
@@ -73,6 +74,21 @@ class OpenAIChatBackend:
             self._clients[loop] = client
         return client
 
+    def _sends_temperature(self) -> bool:
+        return self.compatible or not self.model.startswith(_REASONING_PREFIXES)
+
+    def sampling_support(self) -> dict[str, str]:
+        """Return whether temperature and seed are sent (seed: when set; determinism is the server's affair)."""
+        if self.compatible:
+            temperature = "sent"
+            seed = "sent when set; honoured if the server supports it (vLLM and SGLang do)"
+        else:
+            temperature = (
+                "sent" if self._sends_temperature() else "not sent: OpenAI reasoning models take only the default"
+            )
+            seed = "sent when set; OpenAI samples deterministically on a best-effort basis only"
+        return {"temperature": temperature, "seed": seed}
+
     def build_params(self, request: ModelRequest) -> dict[str, Any]:
         """Return the keyword arguments of `chat.completions.create` for a request."""
         params: dict[str, Any] = {"model": self.model, "messages": to_chat_messages(request.messages)}
@@ -80,8 +96,10 @@ class OpenAIChatBackend:
             params["max_tokens"] = request.max_tokens
         else:
             params["max_completion_tokens"] = request.max_tokens
-        if self.compatible or not self.model.startswith(_REASONING_PREFIXES):
+        if self._sends_temperature():
             params["temperature"] = request.temperature
+        if request.seed is not None:
+            params["seed"] = request.seed
         if request.tools is not None and request.tools.names:
             params["tools"] = request.tools.schemas("compatible" if self.compatible else "openai")
         return params
@@ -103,10 +121,17 @@ class OpenAIChatBackend:
                 raise UnparsableResponse("the response has no choices")
             return completion
 
-        completion = await call_with_retries(attempt, classify_openai_error, self.retry, notes, self._redact)
-        return self._parse(completion, request, notes)
+        sampling = sent_sampling(params)
+        try:
+            completion = await call_with_retries(attempt, classify_openai_error, self.retry, notes, self._redact)
+        except ModelError as exc:
+            exc.sampling = sampling
+            raise
+        return self._parse(completion, request, notes, sampling)
 
-    def _parse(self, completion: Any, request: ModelRequest, notes: list[dict[str, Any]]) -> ModelResponse:
+    def _parse(
+        self, completion: Any, request: ModelRequest, notes: list[dict[str, Any]], sampling: dict[str, Any]
+    ) -> ModelResponse:
         choice = completion.choices[0]
         message = choice.message
         text = message.content or ""
@@ -130,6 +155,7 @@ class OpenAIChatBackend:
             stop_reason=choice.finish_reason,
             retries=tuple(notes),
             tool_calls_in_text=in_text,
+            sampling=sampling,
         )
 
 
@@ -146,7 +172,7 @@ def classify_openai_error(exc: BaseException) -> Failure | None:
     if isinstance(exc, openai.APITimeoutError):
         return Failure(True, "request timed out")
     if isinstance(exc, openai.APIConnectionError):
-        return Failure(True, f"connection error: {_short(str(exc))}")
+        return Failure(True, f"connection error{request_url(exc)}: {_short(str(exc))}")
     if isinstance(exc, openai.APIResponseValidationError | UnparsableResponse | json.JSONDecodeError):
         return Failure(True, f"unparsable response: {_short(str(exc))}")
     return None

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agents.backends.base import ModelRequest, ModelResponse, Usage
+from agents.backends.base import DETERMINISTIC, ModelRequest, ModelResponse, Usage
 from agents.errors import ModelError, ModelSpecError
 from agents.messages import ToolCall
 
@@ -18,7 +18,8 @@ from agents.messages import ToolCall
 class ScriptedBackend:
     """Plays `[{"text": ..., "tool_calls": [{"name": ..., "arguments": {...}}]}, ...]` in order.
 
-    The file may instead hold `{"text": [turns], "canvas": [turns]}` to script each mode separately.
+    The file may instead hold `{"text": [turns], "canvas": [turns], ...}` to script each arm separately (keys
+    are arm names); an arm without its own list plays "text" when no tools are offered, else "canvas".
     """
 
     provider = "scripted"
@@ -33,16 +34,29 @@ class ScriptedBackend:
             raise ModelSpecError(f"scripted file {self.path} cannot be read: {exc.strerror}") from None
         except ValueError as exc:
             raise ModelSpecError(f"scripted file {self.path} is not JSON: {exc}") from None
-        if isinstance(turns, dict) and set(turns) <= {"text", "canvas"}:
-            self.by_mode = {mode: self._check_list(value) for mode, value in turns.items()}
+        if isinstance(turns, dict):
+            self.by_arm = {str(arm): self._check_list(value) for arm, value in turns.items()}
         else:
-            self.by_mode = {"text": self._check_list(turns), "canvas": self._check_list(turns)}
-        self.turns = self.by_mode.get("canvas", self.by_mode.get("text", []))
+            self.by_arm = {"text": self._check_list(turns), "canvas": self._check_list(turns)}
+        if not self.by_arm:
+            raise ModelSpecError(f"scripted file {self.path} scripts no arm")
+
+    def sampling_support(self) -> dict[str, str]:
+        """Return that temperature and seed are ignored: the turns are fixed."""
+        return dict(DETERMINISTIC)
+
+    def _turns(self, request: ModelRequest) -> list[dict[str, Any]]:
+        arm = str(request.hints.get("mode", ""))
+        if arm in self.by_arm:
+            return self.by_arm[arm]
+        preferred = ("text", "canvas") if request.tools is None else ("canvas", "text")
+        return next((self.by_arm[a] for a in preferred if a in self.by_arm), next(iter(self.by_arm.values())))
 
     def _check_list(self, turns: Any) -> list[dict[str, Any]]:
         if not isinstance(turns, list):
             raise ModelSpecError(
-                f'scripted file {self.path} must hold a list of turns, or {{"text": [...], "canvas": [...]}}'
+                f"scripted file {self.path} must hold a list of turns, "
+                'or one list per arm: {"text": [...], "canvas": [...]}'
             )
         return [self._check(turn, i) for i, turn in enumerate(turns)]
 
@@ -59,8 +73,7 @@ class ScriptedBackend:
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
         """Return the next scripted turn of this conversation."""
-        mode = str(request.hints.get("mode", "canvas"))
-        turns = self.by_mode.get(mode, self.turns)
+        turns = self._turns(request)
         index = sum(1 for m in request.messages if m.role == "assistant")
         if index >= len(turns):
             raise ModelError(f"scripted file {self.path} has {len(turns)} turns; turn {index + 1} was asked for")

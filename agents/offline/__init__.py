@@ -1,13 +1,19 @@
 """The `offline` policy: deterministic, no key, no network; strategies solve the items they recognise.
 
-A strategy looks at what a model would see (question text, choices, the latest canvas image, the results
-of its own tool calls) and returns the next move, or None when the item is not its kind. Strategies are
-registered by name; the first that recognises an item plays it. Everything else gets a fixed guess in the
-benchmark's answer format. Nothing here can read an item's answer or meta: the policy only receives the
-model request.
+A strategy recognises its kind of item from what a model would see (question text, choices, the latest
+canvas image) and plays it with the tools it declares, reading the results of its own tool calls. Strategies
+are registered by name; the first that recognises an item plays it, but only when the request offers every
+tool it needs: otherwise the policy says what it would need and gives its fixed guess. Everything else gets
+the fixed guess in the benchmark's answer format (agents.prompts' task-format registry). Nothing here can
+read an item's answer, meta or category: the policy only receives the model request.
+
+Modules import one way: `strategies` and `pixels` import none of the others, `linework` imports `pixels`,
+`guess` imports `strategies`; `games` imports those four; `builtin` imports `games` and `strategies`; `policy`
+imports `builtin`, `guess` and `strategies`; this package re-exports.
 """
 
-from agents.offline.policy import OfflineBackend, fixed_guess
+from agents.offline.guess import cannot_solve, fixed_guess
+from agents.offline.policy import OfflineBackend, next_move, offline_view
 from agents.offline.strategies import Move, OfflineView, Strategy, register_strategy, strategies, unregister_strategy
 
 __all__ = [
@@ -15,7 +21,10 @@ __all__ = [
     "OfflineBackend",
     "OfflineView",
     "Strategy",
+    "cannot_solve",
     "fixed_guess",
+    "next_move",
+    "offline_view",
     "register_strategy",
     "strategies",
     "unregister_strategy",

@@ -1,13 +1,18 @@
 """Offline strategies for the generated game items (maze, ray, dart, bounce, dots, triangles).
 
-Each strategy reads only what a model sees: the question text, the choices and the canvas image. It plays in
-three beats, each a model turn: look (perception tools, nothing drawn), solve (the domain tool with
-draw=true, so the trace shows the solution on the canvas), answer (from the solver's result). Which beat comes
-next is decided from the tool results already in the conversation, so a strategy keeps no state of its own.
-Perception results are refined from the canvas pixels where a tool's answer is too coarse or missing (arrow
-tips, thin mirrors, the sharp corners of glass prisms, the numbers next to dots, the strokes of a line
+Each strategy reads only what a model sees: it recognises its game by a phrase of the question (never by the
+benchmark's name or the item's category) and plays from the question text, the choices and the canvas image.
+It plays in three beats, each a model turn: look (perception tools, nothing drawn), solve (the domain tool
+with draw=true, so the trace shows the solution on the canvas), answer (from the solver's result). Which beat
+comes next is decided from the tool results already in the conversation, so a strategy keeps no state of its
+own. Perception results are refined from the canvas pixels where a tool's answer is too coarse or missing
+(arrow tips, thin mirrors, the sharp corners of glass prisms, the numbers next to dots, the strokes of a line
 drawing: agents.offline.pixels and agents.offline.linework); the canvas is still clean then, because the look
-beat draws nothing. A strategy stands aside (returns None) when a tool it needs is not on offer.
+beat draws nothing.
+
+Every strategy here computes its answer with domain tools (solve_maze, trace_light_ray, simulate_projectile,
+cast_ray, measure/intersect/analyze_polygon, count_triangles) and declares them in `needs`; where the request
+does not offer them (the canvas arm), the policy does not play it but says what it would need and guesses.
 """
 
 from __future__ import annotations
@@ -23,8 +28,9 @@ from shapely.geometry import LinearRing, LineString, Point, box
 
 from agents.messages import ToolResultPart
 from agents.offline import linework, pixels
+from agents.offline.guess import fixed_guess
 from agents.offline.pixels import PixelError
-from agents.offline.strategies import Move, OfflineView
+from agents.offline.strategies import Move, OfflineView, Strategy
 from agents.prompts import format_final_answer
 
 # The colours the game pictures use for labelled things (exits, targets, balloons, bricks), by the names the
@@ -91,12 +97,13 @@ def canvas_pixels(view: OfflineView) -> np.ndarray:
     return pixels.decode(view.canvas)
 
 
-def is_game(view: OfflineView, category: str, cue: str, needs: Sequence[str]) -> bool:
-    """Return whether the item is the game `category` (by its category, or by a phrase of its question) and
-    every tool the strategy `needs` is on offer (a strategy without its tools would ask for them forever)."""
-    if view.mode != "canvas" or view.canvas is None or not set(needs) <= set(view.tools):
-        return False
-    return view.category == category or (view.benchmark == "games" and cue in view.question)
+def asks(*cues: str) -> Callable[[OfflineView], bool]:
+    """Return a recogniser: whether the question contains every one of the phrases `cues`."""
+
+    def recognises(view: OfflineView) -> bool:
+        return all(cue in view.question for cue in cues)
+
+    return recognises
 
 
 def guarded(play: Callable[[OfflineView], Move]) -> Callable[[OfflineView], Move]:
@@ -106,8 +113,6 @@ def guarded(play: Callable[[OfflineView], Move]) -> Callable[[OfflineView], Move
         try:
             return play(view)
         except (GiveUp, PixelError, KeyError, IndexError, TypeError, ValueError, ZeroDivisionError) as exc:
-            from agents.offline.policy import fixed_guess
-
             return Move(text=f"I could not read the picture ({exc}).\n{fixed_guess(view)}")
 
     return run
@@ -116,14 +121,8 @@ def guarded(play: Callable[[OfflineView], Move]) -> Callable[[OfflineView], Move
 # --- maze --------------------------------------------------------------------------------------------------
 
 
-def maze_strategy(view: OfflineView) -> Move | None:
-    """Return the next move on a block-maze item: maze_from_image, then solve_maze (drawn), then the answer."""
-    if not is_game(view, "maze", "maze seen from above", ("maze_from_image", "solve_maze")):
-        return None
-    return guarded(_play_maze)(view)
-
-
 def _play_maze(view: OfflineView) -> Move:
+    """Return the next move on a block-maze item: maze_from_image, then solve_maze (drawn), then the answer."""
     exits = dict(re.findall(r"\b([A-Z]) \((\w+)\)", view.question.split("?")[0]))
     if not exits:
         raise GiveUp("the question names no exits")
@@ -157,13 +156,6 @@ def _play_maze(view: OfflineView) -> Move:
 
 
 # --- ray -----------------------------------------------------------------------------------------------
-
-
-def ray_strategy(view: OfflineView) -> Move | None:
-    """Return the next move on a light-ray item: detect the scene, trace_light_ray (drawn), then the answer."""
-    if not is_game(view, "ray", "thin light ray starts", ("detect_shapes", "find_color", "trace_light_ray")):
-        return None
-    return guarded(_play_ray)(view)
 
 
 def _square_colors(view: OfflineView) -> list[str]:
@@ -211,6 +203,7 @@ RAY_LOOK = (_detect(MIRROR_GREY, 20), _detect(GLASS_BLUE, 100), _detect(SOURCE_R
 
 
 def _play_ray(view: OfflineView) -> Move:
+    """Return the next move on a light-ray item: detect the scene, trace_light_ray (drawn), then the answer."""
     colors = _square_colors(view)
     traced = latest(view, "trace_light_ray")
     if not view.tool_results:
@@ -329,14 +322,6 @@ def _number(pattern: str, text: str) -> float:
 # --- dart --------------------------------------------------------------------------------------------------
 
 
-def dart_strategy(view: OfflineView) -> Move | None:
-    """Return the next move on a dart item: find the dart, arrow and balloons, simulate_projectile (drawn),
-    then the balloon it pops."""
-    if not is_game(view, "dart", "A dart, the black dot", ("find_color", "simulate_projectile")):
-        return None
-    return guarded(_play_dart)(view)
-
-
 def _balloon_colors(view: OfflineView) -> list[str]:
     colors = [m.group(1) for c in view.choices or () if (m := re.match(r"the (\w+) balloon", c))]
     if not colors or len(colors) != len(view.choices or ()):
@@ -345,6 +330,8 @@ def _balloon_colors(view: OfflineView) -> list[str]:
 
 
 def _play_dart(view: OfflineView) -> Move:
+    """Return the next move on a dart item: find the dart, arrow and balloons, simulate_projectile (drawn),
+    then the balloon it pops."""
     colors = _balloon_colors(view)
     if not view.tool_results:
         black = ("find_color", {"color": hex_color(BLACK), "tolerance": 12, "min_area": 10})
@@ -375,17 +362,6 @@ def _play_dart(view: OfflineView) -> Move:
 # --- bounce ------------------------------------------------------------------------------------------------
 
 BOUNCE_RADIUS = 8.0
-BOUNCE_TOOLS = ("find_color", "detect_shapes", "cast_ray")
-
-
-def bounce_strategy(view: OfflineView) -> Move | None:
-    """Return the next move on a bounce item: find the box, bricks, ball and arrow, cast_ray (drawn) for the
-    ball's centre among the walls and bricks grown by its radius, then the first brick or the bounces before it.
-
-    cast_ray rather than simulate_bounces: simulate_bounces misses some face contacts (see the report)."""
-    if not is_game(view, "bounce", "bounces elastically off the grey walls", BOUNCE_TOOLS):
-        return None
-    return guarded(_play_bounce)(view)
 
 
 def _nearest_palette(rgb: Sequence[float]) -> tuple[str, float]:
@@ -394,6 +370,10 @@ def _nearest_palette(rgb: Sequence[float]) -> tuple[str, float]:
 
 
 def _play_bounce(view: OfflineView) -> Move:
+    """Return the next move on a bounce item: find the box, bricks, ball and arrow, cast_ray (drawn) for the
+    ball's centre among the walls and bricks grown by its radius, then the first brick or the bounces before it.
+
+    cast_ray rather than simulate_bounces: simulate_bounces misses some face contacts (see the report)."""
     if not view.tool_results:
         black = ("find_color", {"color": hex_color(BLACK), "tolerance": 12, "min_area": 10})
         return Move(tool_calls=(black, ("detect_shapes", {"min_area": 60, "max_shapes": 40})))
@@ -458,17 +438,8 @@ def _rect_sides(x0: float, y0: float, x1: float, y1: float) -> list[list[list[fl
 # --- dots --------------------------------------------------------------------------------------------------
 
 DOT_RADIUS = 5
-DOTS_TOOLS = ("detect_shapes", "trace_path", "measure", "intersect", "analyze_polygon")
 LABEL_OFFSET = 20.0  # px: each number sits this far from its dot, away from the picture's centre
 STRAIGHT_DEGREES = 6.0  # a dot where the line turns by less than this is passed straight through
-
-
-def dots_strategy(view: OfflineView) -> Move | None:
-    """Return the next move on a numbered-dots item: detect the dots and numbers, draw the closed figure with
-    measure and intersect (crossings marked), analyze_polygon when it is simple, then the answer."""
-    if not is_game(view, "dots", "black dots numbered", DOTS_TOOLS):
-        return None
-    return guarded(_play_dots)(view)
 
 
 def _read_dots(view: OfflineView) -> list[list[float]]:
@@ -504,6 +475,8 @@ def _read_dots(view: OfflineView) -> list[list[float]]:
 
 
 def _play_dots(view: OfflineView) -> Move:
+    """Return the next move on a numbered-dots item: detect the dots and numbers, draw the closed figure with
+    measure and intersect (crossings marked), analyze_polygon when it is simple, then the answer."""
     if not view.tool_results:
         return Move(tool_calls=(("detect_shapes", {"color": hex_color(BLACK), "min_area": 5, "max_shapes": 80}),))
     measured = latest(view, "measure")
@@ -561,15 +534,9 @@ POLYGON_NAMES = {
 # --- triangles ---------------------------------------------------------------------------------------------
 
 
-def triangles_strategy(view: OfflineView) -> Move | None:
+def _play_triangles(view: OfflineView) -> Move:
     """Return the next move on a count-the-triangles item: find the ink, read its segments from the pixels
     (drawn over in blue), count_triangles (drawn), then the count."""
-    if not is_game(view, "triangles", "How many triangles", ("find_color", "draw_line", "count_triangles")):
-        return None
-    return guarded(_play_triangles)(view)
-
-
-def _play_triangles(view: OfflineView) -> Move:
     if not view.tool_results:
         return Move(tool_calls=(("find_color", {"color": hex_color(BLACK), "tolerance": 60, "min_area": 30}),))
     counted = latest(view, "count_triangles")
@@ -585,11 +552,42 @@ def _play_triangles(view: OfflineView) -> Move:
     return answer(view, str(count), f"The {n} segments read from the figure form {count} triangles.")
 
 
-STRATEGIES: dict[str, Callable[[OfflineView], Move | None]] = {
-    "games-maze": maze_strategy,
-    "games-ray": ray_strategy,
-    "games-dart": dart_strategy,
-    "games-bounce": bounce_strategy,
-    "games-dots": dots_strategy,
-    "games-triangles": triangles_strategy,
+STRATEGIES: dict[str, Strategy] = {
+    "games-maze": Strategy(
+        kind="a block maze seen from above",
+        recognises=asks("maze seen from above"),
+        play=guarded(_play_maze),
+        needs=("maze_from_image", "solve_maze"),
+    ),
+    "games-ray": Strategy(
+        kind="a light ray among mirrors and glass",
+        recognises=asks("thin light ray starts"),
+        play=guarded(_play_ray),
+        needs=("detect_shapes", "find_color", "trace_light_ray"),
+    ),
+    "games-dart": Strategy(
+        kind="a dart thrown under gravity at balloons",
+        recognises=asks("A dart, the black dot"),
+        play=guarded(_play_dart),
+        needs=("find_color", "simulate_projectile"),
+    ),
+    "games-bounce": Strategy(
+        kind="a ball bouncing between walls and bricks",
+        recognises=asks("bounces elastically off the grey walls"),
+        play=guarded(_play_bounce),
+        needs=("find_color", "detect_shapes", "cast_ray"),
+    ),
+    "games-dots": Strategy(
+        kind="a join-the-numbered-dots figure",
+        recognises=asks("black dots numbered"),
+        play=guarded(_play_dots),
+        needs=("detect_shapes", "trace_path", "measure", "intersect", "analyze_polygon"),
+    ),
+    "games-triangles": Strategy(
+        kind="a count-the-triangles line drawing",
+        recognises=asks("straight black line segments", "How many triangles"),
+        play=guarded(_play_triangles),
+        needs=("find_color", "draw_line", "count_triangles"),
+    ),
 }
+"""The game strategies by name; each needs the tools it lists (the policy checks they are offered)."""

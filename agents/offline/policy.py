@@ -1,21 +1,20 @@
-"""The offline backend: plays the first strategy that recognises the item, else a fixed guess."""
+"""The offline backend: plays the first strategy that recognises the item, if the request offers its tools.
+
+What the policy may do comes from the request alone: with no tools offered (the text arm) it gives its fixed
+guess; with tools offered, a recognised item is played only when every tool its strategy needs is among
+them, and otherwise answered with what it would need and the fixed guess. It never calls a tool the request
+does not offer, whatever the arm is called.
+"""
 
 from __future__ import annotations
 
 import json
 
-from agents.backends.base import ModelRequest, ModelResponse, Usage
+from agents.backends.base import DETERMINISTIC, ModelRequest, ModelResponse, Usage
 from agents.messages import ImagePart, ToolCall, ToolResultPart
+from agents.offline.builtin import register_builtin_strategies
+from agents.offline.guess import cannot_solve, fixed_guess
 from agents.offline.strategies import Move, OfflineView, strategies
-from agents.prompts import format_final_answer
-
-
-def fixed_guess(view: OfflineView) -> str:
-    """Return the policy's fixed guess in the benchmark's answer format (first option, 0, yes, 3, …)."""
-    value = {"choice": "A", "number": "0", "yesno": "Yes", "rating": "3"}.get(view.answer_type, "unknown")
-    if view.answer_type != "choice" and view.choices:
-        value = "A"
-    return format_final_answer(view.benchmark, value)
 
 
 def offline_view(request: ModelRequest) -> OfflineView:
@@ -38,15 +37,29 @@ def offline_view(request: ModelRequest) -> OfflineView:
         question=str(hints.get("question", "")),
         choices=tuple(choices) if choices else None,
         benchmark=str(hints.get("benchmark", "")),
-        category=str(hints.get("category", "")),
         answer_type=str(hints.get("answer_type", "text")),
-        mode=str(hints.get("mode", "text")),
         turn=sum(1 for m in request.messages if m.role == "assistant"),
         tools=request.tools.names if request.tools is not None else (),
         canvas=canvas,
         images=tuple(images),
         tool_results=tuple(results),
     )
+
+
+def next_move(view: OfflineView) -> Move:
+    """Return the policy's move: the recognising strategy's, what it lacks and the fixed guess, or the guess."""
+    if not view.tools or view.canvas is None:
+        return Move(text=fixed_guess(view))
+    for strategy in strategies().values():
+        if not strategy.recognises(view):
+            continue
+        missing = strategy.missing(view.tools)
+        if missing:
+            return Move(text=cannot_solve(view, strategy.kind, missing))
+        move = strategy.play(view)
+        unoffered = tuple(dict.fromkeys(name for name, _ in move.tool_calls if name not in view.tools))
+        return Move(text=cannot_solve(view, strategy.kind, unoffered)) if unoffered else move
+    return Move(text=fixed_guess(view))
 
 
 class OfflineBackend:
@@ -57,25 +70,19 @@ class OfflineBackend:
     spec = "offline"
 
     def __init__(self) -> None:
-        from agents.offline.builtin import register_builtin_strategies  # they import tools: load on first use
-
         register_builtin_strategies()
 
+    def sampling_support(self) -> dict[str, str]:
+        """Return how this backend treats temperature and seed: ignored, it is deterministic."""
+        return dict(DETERMINISTIC)
+
     async def generate(self, request: ModelRequest) -> ModelResponse:
-        """Return the next move of the first strategy that recognises the item, else the fixed guess."""
+        """Return the policy's next move for the request as a model response (tool calls, or the answer)."""
         view = offline_view(request)
-        move: Move | None = None
-        if view.mode == "canvas" and view.tools:
-            for strategy in strategies().values():
-                move = strategy(view)
-                if move is not None:
-                    break
-        if move is None:
-            return ModelResponse(text=fixed_guess(view), usage=Usage(0, 0), stop_reason="end")
+        move = next_move(view)
         calls = tuple(
             ToolCall(id=f"offline_{view.turn}_{n}", name=name, arguments=json.dumps(arguments))
             for n, (name, arguments) in enumerate(move.tool_calls, start=1)
-            if name in view.tools
         )
         return ModelResponse(
             text=move.text, tool_calls=calls, usage=Usage(0, 0), stop_reason="tool_use" if calls else "end"

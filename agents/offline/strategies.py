@@ -13,15 +13,16 @@ from agents.messages import ToolResultPart
 class OfflineView:
     """What the offline policy may look at: the prompt view's text fields, images, and its own tool results.
 
-    `canvas` is the PNG (or JPEG) the model was last shown of the canvas, None in text mode.
+    `benchmark` only picks the answer format (agents.prompts' registry); no strategy reads it. The item's
+    category and the arm's name are left out on purpose: strategies recognise an item by what a model is
+    shown, and what the policy may do comes from `tools`, the tools the request offers. `canvas` is the PNG
+    (or JPEG) the model was last shown of the canvas, None when no canvas is open.
     """
 
     question: str
     choices: tuple[str, ...] | None
     benchmark: str
-    category: str
     answer_type: str
-    mode: str
     turn: int
     tools: tuple[str, ...]
     canvas: bytes | None
@@ -37,18 +38,32 @@ class Move:
     tool_calls: tuple[tuple[str, dict[str, Any]], ...] = field(default=())
 
 
-Strategy = Callable[[OfflineView], Move | None]
+@dataclass(frozen=True)
+class Strategy:
+    """How the policy plays one kind of item.
+
+    `kind` names the item in words ("a block maze"), `recognises` says from the view whether the item is that
+    kind, `needs` lists every tool `play` may call, and `play` returns the next move (never None, never
+    raising for an unreadable picture). The policy plays only when every needed tool is offered.
+    """
+
+    kind: str
+    recognises: Callable[[OfflineView], bool]
+    play: Callable[[OfflineView], Move]
+    needs: tuple[str, ...] = ()
+
+    def missing(self, offered: tuple[str, ...]) -> tuple[str, ...]:
+        """Return the needed tools that are not among `offered`, in the order of `needs`."""
+        return tuple(name for name in self.needs if name not in offered)
+
+
 _REGISTRY: dict[str, Strategy] = {}
 
 
-def register_strategy(name: str, strategy: Strategy | None = None) -> Any:
-    """Register a strategy under `name` (usable as a decorator); return the strategy."""
-
-    def add(fn: Strategy) -> Strategy:
-        _REGISTRY[name] = fn
-        return fn
-
-    return add(strategy) if strategy is not None else add
+def register_strategy(name: str, strategy: Strategy) -> Strategy:
+    """Register (or replace) a strategy under `name`; return the strategy."""
+    _REGISTRY[name] = strategy
+    return strategy
 
 
 def unregister_strategy(name: str) -> None:

@@ -1,14 +1,18 @@
-"""Prompt templates (one file each, `string.Template` syntax) and their sha256 for the run manifest.
+"""Prompt templates (one file each, `string.Template` syntax), the task-format registry, and their sha256.
 
-`task.<benchmark>.txt` is the benchmark's own inference protocol, used verbatim in text mode and as the
-task text in canvas mode, so both modes answer in the same format. `system.canvas.txt` explains the
-canvas and its tools; `observation*.txt` caption the canvas images.
+A benchmark's task format is its inference protocol as the model sees it: the task template (used verbatim
+in text mode and as the task text in canvas mode, so every arm answers in the same format) and the writer of
+a final answer in that format. Benchmarks register theirs by name (`register_task_format`; the built-in
+ones are declared in `mcot/benchmarks.py`); an unregistered benchmark gets `task.default.txt` and `boxed`.
+Nothing here knows a benchmark's name. `system.canvas.txt` explains the canvas and its tools;
+`observation*.txt` caption the canvas images.
 """
 
 from __future__ import annotations
 
 import hashlib
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -16,7 +20,7 @@ from typing import Any
 
 from agents.errors import PromptError
 
-TASK_BENCHMARKS = ("rbench-v", "gepbench", "gobench", "omniphys")
+DEFAULT_TASK_TEMPLATE = "task.default.txt"
 _ANSWER_FORMATS = {
     "choice": "the option's letter",
     "number": "a number",
@@ -29,11 +33,16 @@ _ANSWER_FORMATS = {
 
 @dataclass(frozen=True)
 class PromptTemplate:
-    """A loaded template: its file name, text and sha256."""
+    """A loaded template: its name, text and sha256."""
 
     name: str
     text: str
     sha256: str
+
+    @classmethod
+    def from_text(cls, name: str, text: str) -> PromptTemplate:
+        """Return a template made from `text` (not a file of agents/prompts) under `name`, with its sha256."""
+        return cls(name, text, hashlib.sha256(text.encode("utf-8")).hexdigest())
 
     def render(self, **values: Any) -> str:
         """Return the template filled with `values`; raise PromptError naming a missing placeholder."""
@@ -50,24 +59,90 @@ def load_prompt(name: str) -> PromptTemplate:
         text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
     except (FileNotFoundError, OSError):
         raise PromptError(f"no prompt template {name!r} in agents/prompts") from None
-    return PromptTemplate(name, text, hashlib.sha256(text.encode("utf-8")).hexdigest())
+    return PromptTemplate.from_text(name, text)
+
+
+def _template_files() -> list[str]:
+    """Return the names of the template files of this folder, sorted."""
+    return sorted(p.name for p in resources.files(__package__).iterdir() if p.name.endswith(".txt"))
+
+
+# --- final-answer writers ----------------------------------------------------------------------------------
+
+
+def boxed(value: str) -> str:
+    """Return `value` as `\\boxed{value}` (RBench-V's form, and the default)."""
+    return f"\\boxed{{{value}}}"
+
+
+def bare(value: str) -> str:
+    """Return `value` unchanged (an answer alone on the last line)."""
+    return value
+
+
+def answer_line(value: str) -> str:
+    """Return `value` as the line `Answer: value`."""
+    return f"Answer: {value}"
+
+
+# --- the task-format registry ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TaskFormat:
+    """A benchmark's inference protocol: its task template and the writer of a final answer in its form."""
+
+    template: PromptTemplate
+    final_answer: Callable[[str], str]
+
+
+_FORMATS: dict[str, TaskFormat] = {}
+
+
+def register_task_format(benchmark: str, fmt: TaskFormat) -> None:
+    """Register (or replace) the task format of `benchmark`.
+
+    Raises PromptError when the template's name is already taken by another text (a file of agents/prompts or
+    another benchmark's template), since the run manifest records templates by name.
+    """
+    taken = _known_templates(excluding=benchmark).get(fmt.template.name)
+    if taken is not None and taken != fmt.template.sha256:
+        raise PromptError(
+            f"benchmark {benchmark!r}: a different prompt template is already named {fmt.template.name!r}; "
+            "give its template another name"
+        )
+    _FORMATS[benchmark] = fmt
+
+
+def unregister_task_format(benchmark: str) -> None:
+    """Remove the task format of `benchmark` (no error if absent)."""
+    _FORMATS.pop(benchmark, None)
+
+
+def task_format(benchmark: str) -> TaskFormat:
+    """Return the registered task format of `benchmark`; the default (task.default.txt, boxed) otherwise."""
+    fmt = _FORMATS.get(benchmark)
+    return fmt if fmt is not None else TaskFormat(load_prompt(DEFAULT_TASK_TEMPLATE), boxed)
+
+
+def _known_templates(excluding: str | None = None) -> dict[str, str]:
+    """Return {template name: sha256} of the template files and the registered task templates."""
+    known = {name: load_prompt(name).sha256 for name in _template_files()}
+    for benchmark, fmt in _FORMATS.items():
+        if benchmark != excluding:
+            known.setdefault(fmt.template.name, fmt.template.sha256)
+    return known
 
 
 def prompt_hashes() -> dict[str, str]:
-    """Return {template file name: sha256} for every template (recorded in the run manifest)."""
-    names = sorted(p.name for p in resources.files(__package__).iterdir() if p.name.endswith(".txt"))
-    return {name: load_prompt(name).sha256 for name in names}
-
-
-def task_template_name(benchmark: str) -> str:
-    """Return the task template file for a benchmark (`task.default.txt` for others, e.g. games)."""
-    return f"task.{benchmark}.txt" if benchmark in TASK_BENCHMARKS else "task.default.txt"
+    """Return {template name: sha256} for every template file and registered task template (for the manifest)."""
+    return dict(sorted(_known_templates().items()))
 
 
 def render_task(benchmark: str, question: str, choices: tuple[str, ...] | None, answer_type: str) -> str:
     """Return the task text of an item under its benchmark's inference protocol."""
     lines = "".join(f"{chr(65 + i)}. {choice}\n" for i, choice in enumerate(choices or ()))
-    return load_prompt(task_template_name(benchmark)).render(
+    return task_format(benchmark).template.render(
         question=question.strip(),
         choices_lines=lines,
         choices_block=("\n\n" + lines.rstrip("\n")) if lines else "",
@@ -77,8 +152,4 @@ def render_task(benchmark: str, question: str, choices: tuple[str, ...] | None, 
 
 def format_final_answer(benchmark: str, value: str) -> str:
     """Return `value` written as a final answer in the format the benchmark's protocol asks for."""
-    if benchmark == "gepbench" or benchmark == "gobench":
-        return value
-    if benchmark == "omniphys":
-        return f"Answer: {value}"
-    return f"\\boxed{{{value}}}"
+    return task_format(benchmark).final_answer(value)

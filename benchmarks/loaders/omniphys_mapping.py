@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,7 +120,3 @@ def _from_dict(raw: dict[str, Any], where: str) -> FieldMapping:
         raise LoaderError(f"{where}: every field must map to a non-empty key name")
     return FieldMapping({str(k): str(v) for k, v in fields.items()}, {str(k): str(v) for k, v in types.items()})
 
-
-def mapping_json(mapping: FieldMapping) -> str:
-    """Return the mapping as a JSON object (for logs and manifests)."""
-    return json.dumps({"fields": mapping.fields, "types": mapping.types}, ensure_ascii=False, sort_keys=True)

@@ -7,39 +7,51 @@ from pathlib import Path
 
 import typer
 
+from mcot.arms import describe_arms, parse_arms
 from mcot.demo import DEMO_GAMES_PER_TASK, DEMO_GEPBENCH_FIGURES, DEMO_SEED, generate_suite, prepare_out
-from mcot.runner import MODES, RunConfig, run_items
+from mcot.runner import RunConfig, run_items
 from mcot.viewer import write_viewer
 
+DEMO_ARMS = "text,canvas,tools"
 OFFLINE_NOTE = (
-    "Note: the `offline` model is a deterministic script that calls mcot's perception and domain tools on the\n"
-    "items it recognises (and guesses otherwise). It is not a model: its numbers show that the pipeline works,\n"
-    "they say nothing about whether models reason better with a canvas."
+    "Note: the `offline` model is not a model but a scripted tool user: a deterministic script that reads the\n"
+    "question and the pixels, recognises the generated game tasks by their wording, and calls mcot's domain tools\n"
+    "(solve_maze, trace_light_ray, simulate_projectile, ...) when its arm offers them. Where they are not offered\n"
+    "(text, canvas) or it does not recognise an item (every GePBench item) it says so and gives a fixed guess.\n"
+    "Its numbers show that the pipeline works end to end; they say nothing about whether models reason better\n"
+    "with a canvas. Point `mcot run --model` at a real model for that."
 )
 
 
+def offline_caveat(arms: str = DEMO_ARMS) -> str:
+    """Return the demo's caveat: what the offline policy is, and which tools each arm offered."""
+    return f"{OFFLINE_NOTE}\n\nArms and the tools each offered:\n{describe_arms(parse_arms(arms))}"
+
+
 def run_demo(out: Path) -> int:
-    """Generate a small suite, solve it in both modes offline, score, compare, write the viewer; return 0."""
-    from mcot.commands.compare import run_compare
+    """Generate a small suite, solve it in the three arms offline, score, compare, write the viewer; return 0."""
+    from mcot.commands.compare import comparison_markdown
     from mcot.commands.score import run_score
 
     started = time.perf_counter()
     paths = prepare_out(out)
     count = generate_suite(paths, figures=DEMO_GEPBENCH_FIGURES, per_task=DEMO_GAMES_PER_TASK, seed=DEMO_SEED)
     typer.echo(f"[1/4] generated {count} items (GePBench easy+hard, every game task) in {paths.items}")
-    summary = run_items(
-        RunConfig(data=paths.items, model="offline", out=paths.run, modes=MODES, concurrency=2), quiet=True
-    )
+    config = RunConfig(data=paths.items, model="offline", out=paths.run, arms=parse_arms(DEMO_ARMS), concurrency=2)
+    summary = run_items(config, quiet=True)
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(summary.by_status.items()))
-    typer.echo(f"[2/4] solved {summary.total} (item, mode) pairs with the offline policy: {statuses}")
+    typer.echo(f"[2/4] solved {summary.total} (item, arm) pairs with the offline policy: {statuses}")
+    caveat = offline_caveat()
     typer.echo("[3/4] scoring")
+    typer.echo(caveat + "\n")
     run_score(run_dir=paths.run, judge=None, judge_template=None, base_url=None)
-    typer.echo("[4/4] text vs canvas")
-    run_compare(run_dir=paths.run, run_b=None, out=paths.comparison, force=False)
+    typer.echo("[4/4] text vs canvas, text vs tools")
+    sections = [comparison_markdown(paths.run, a="text", b=arm) for arm in ("canvas", "tools")]
+    text = "# mcot demo — arms compared\n\n" + caveat.replace("\n", "  \n") + "\n\n" + "\n".join(sections)
+    paths.comparison.write_text(text, encoding="utf-8")
+    typer.echo("\n".join(sections))
     viewer = write_viewer(paths.run)
-    typer.echo("")
-    typer.echo(OFFLINE_NOTE)
-    typer.echo("")
+    typer.echo("\nRemember: the offline policy is a scripted tool user, not a model (the note above says what it does).")
     typer.echo(f"done in {time.perf_counter() - started:.0f}s. Where to look:")
     typer.echo(f"  report      {paths.run / 'report.md'} (and report.html)")
     typer.echo(f"  comparison  {paths.comparison}")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import base64
 
+from fake_provider import Fail, FakeProvider, Reply
+
 from agents import Budget, load_model, solve
-from agents.fake_provider import Fail, FakeProvider, Reply
 
 
 def test_tool_results_lead_the_next_user_turn_and_carry_images(item_dir, toolbox, keys, quick_retry, fake_sleep):
@@ -18,7 +19,9 @@ def test_tool_results_lead_the_next_user_turn_and_carry_images(item_dir, toolbox
     ]
     with FakeProvider(script) as server:
         model = load_model("anthropic:claude-haiku-4-5-20251001", base_url=server.anthropic_url, retry=quick_retry)
-        prediction, trace = asyncio.run(solve(item, root, model, "canvas", Budget(), toolbox=toolbox))
+        prediction, trace = asyncio.run(
+            solve(item, root, model, "custom", Budget(), tools=toolbox.names(), toolbox=toolbox)
+        )
         requests = server.requests
 
     assert prediction.status == "ok", prediction.error

@@ -6,9 +6,9 @@ import asyncio
 import json
 
 import pytest
+from fake_provider import FakeProvider, Reply
 
 from agents import Budget, ModelSpecError, load_model, solve
-from agents.fake_provider import FakeProvider, Reply
 
 
 def test_text_tool_calls_are_run_and_answered_in_text(item_dir, toolbox, monkeypatch):
@@ -17,7 +17,9 @@ def test_text_tool_calls_are_run_and_answered_in_text(item_dir, toolbox, monkeyp
     written = '<tool_call>{"name": "draw_line", "arguments": {"start": [0, 0], "end": [50, 50]}}</tool_call>'
     with FakeProvider([Reply(written), Reply("\\boxed{1}")]) as server:
         model = load_model("openai-compatible:qwen2.5-vl", base_url=server.openai_url)
-        prediction, trace = asyncio.run(solve(item, root, model, "canvas", Budget(), toolbox=toolbox))
+        prediction, trace = asyncio.run(
+            solve(item, root, model, "custom", Budget(), tools=toolbox.names(), toolbox=toolbox)
+        )
         first, second = (r.body for r in server.requests)
 
     assert prediction.status == "ok" and prediction.text == "\\boxed{1}"

@@ -6,8 +6,9 @@ import asyncio
 import base64
 import json
 
+from fake_provider import Fail, FakeProvider, Raw, Reply
+
 from agents import Budget, load_model, solve
-from agents.fake_provider import Fail, FakeProvider, Raw, Reply
 
 
 def _png_from_data_url(url: str) -> bytes:
@@ -28,7 +29,9 @@ def test_canvas_loop_with_tool_calls_429_500_and_malformed_arguments(item_dir, t
     ]
     with FakeProvider(script) as server:
         model = load_model("openai:gpt-4o", base_url=server.openai_url, retry=quick_retry)
-        prediction, trace = asyncio.run(solve(item, root, model, "canvas", Budget(), toolbox=toolbox))
+        prediction, trace = asyncio.run(
+            solve(item, root, model, "custom", Budget(), tools=toolbox.names(), toolbox=toolbox)
+        )
         requests = [r.body for r in server.requests]
 
     assert prediction.status == "ok", prediction.error
@@ -137,7 +140,7 @@ def test_registry_tools_travel_with_valid_schemas(item_dir, keys):
     script = [Reply("", [("draw_line", {"start": [40, 40], "end": [120, 100]})]), Reply("\\boxed{1}")]
     with FakeProvider(script) as server:
         model = load_model("openai:gpt-4o", base_url=server.openai_url)
-        prediction, trace = asyncio.run(solve(item, root, model, "canvas"))
+        prediction, trace = asyncio.run(solve(item, root, model, "tools"))
         sent = server.requests[0].body["tools"]
     assert prediction.status == "ok"
     assert [t["function"]["name"] for t in sent] == list(tools.registry())

@@ -102,7 +102,7 @@ def test_output_token_budget(item_dir, toolbox):
     item, root = item_dir
     model = CountingModel()
     budget = Budget(max_output_tokens=120, max_tokens_per_call=100)
-    prediction, _ = run(solve(item, root, model, "canvas", budget, toolbox=toolbox))
+    prediction, _ = run(solve(item, root, model, "custom", budget, tools=toolbox.names(), toolbox=toolbox))
     assert prediction.status == "budget" and "output-token" in prediction.error
     assert prediction.usage["output_tokens"] == 150 and prediction.usage["cost_usd"] is None
     assert [r.max_tokens for r in model.requests] == [100, 70, 20]
@@ -120,7 +120,9 @@ class HangingModel(CountingModel):
 def test_wall_clock_budget(item_dir, toolbox):
     item, root = item_dir
     started = time.perf_counter()
-    prediction, trace = run(solve(item, root, HangingModel(), "canvas", Budget(item_timeout_s=2.0), toolbox=toolbox))
+    prediction, trace = run(
+        solve(item, root, HangingModel(), "custom", Budget(item_timeout_s=2.0), tools=toolbox.names(), toolbox=toolbox)
+    )
     assert 2.0 <= time.perf_counter() - started < 10.0
     assert prediction.status == "budget" and "wall-clock" in prediction.error
     assert prediction.text == "guess 1" and prediction.steps == 1
@@ -130,7 +132,17 @@ def test_wall_clock_budget(item_dir, toolbox):
 def test_only_the_latest_canvas_images_stay_in_context(item_dir, toolbox):
     item, root = item_dir
     model = CountingModel()
-    run(solve(item, root, model, "canvas", Budget(max_steps=6, max_canvas_images=2), toolbox=toolbox))
+    run(
+        solve(
+            item,
+            root,
+            model,
+            "custom",
+            Budget(max_steps=6, max_canvas_images=2),
+            tools=toolbox.names(),
+            toolbox=toolbox,
+        )
+    )
     last = model.requests[-1].messages
     images = [p for m in last for p in m.parts if isinstance(p, ImagePart)]
     assert len(images) == 2 and all(i.canvas for i in images)
@@ -156,11 +168,11 @@ def test_unknown_tool_and_tool_exception_become_errors_the_model_sees(item_dir, 
         return await original(request)
 
     backend.generate = spy  # type: ignore[method-assign]
-    prediction, trace = run(solve(item, root, backend, "canvas", toolbox=toolbox))
+    prediction, trace = run(solve(item, root, backend, "custom", tools=toolbox.names(), toolbox=toolbox))
     assert prediction.status == "ok"
     results = [p for p in seen[1].messages[-1].parts if isinstance(p, ToolResultPart)]
     assert [r.is_error for r in results] == [True, True, False]
-    assert "unknown tool 'teleport'" in results[0].text and "draw_line" in results[0].text
+    assert "tool 'teleport' is unknown" in results[0].text and "draw_line" in results[0].text
     assert "RuntimeError" in results[1].text
     tools = trace.of_kind("tool")
     assert tools[0].error and tools[1].error and tools[2].error is None
@@ -178,7 +190,18 @@ def test_many_solves_at_once(item_dir, toolbox):
 
     async def many() -> list[tuple[Prediction, Trace]]:
         return await asyncio.gather(
-            *(solve(item, root, CountingModel(0.01), "canvas", Budget(max_steps=3), toolbox=toolbox) for _ in range(16))
+            *(
+                solve(
+                    item,
+                    root,
+                    CountingModel(0.01),
+                    "custom",
+                    Budget(max_steps=3),
+                    tools=toolbox.names(),
+                    toolbox=toolbox,
+                )
+                for _ in range(16)
+            )
         )
 
     outcomes = run(many())
@@ -193,9 +216,15 @@ def test_memory_blobs_hash_content():
     assert sha == hashlib.sha256(b"abc").hexdigest() and blobs.data[sha + ".png"] == b"abc"
 
 
-def test_bad_mode():
-    with pytest.raises(ValueError, match="mode"):
+def test_an_unknown_arm_without_tools_is_refused():
+    with pytest.raises(ValueError, match=r"no toolset named 'sketch'.*tools="):
         run(solve(None, ".", "offline", "sketch"))  # type: ignore[arg-type]
+
+
+def test_tools_the_toolbox_lacks_are_refused(item_dir, toolbox):
+    item, root = item_dir
+    with pytest.raises(ValueError, match="no tool 'solve_maze'"):
+        run(solve(item, root, "offline", "custom", tools=("draw_line", "solve_maze"), toolbox=toolbox))
 
 
 def test_scripted_file_per_mode(item_dir, tmp_path):
@@ -227,7 +256,7 @@ class RecordingModel:
         return ModelResponse("B")
 
 
-def test_both_modes_send_the_same_task_text(tmp_path, toolbox):
+def test_both_modes_send_the_same_task_text(tmp_path):
     from benchmarks.item import Item
 
     root = tmp_path / "gep"
@@ -248,14 +277,14 @@ def test_both_modes_send_the_same_task_text(tmp_path, toolbox):
     texts = {}
     for mode in ("text", "canvas"):
         model = RecordingModel()
-        prediction, _ = run(solve(item, root, model, mode, toolbox=toolbox))
+        prediction, _ = run(solve(item, root, model, mode))
         assert prediction.text == "B"
         texts[mode] = model.requests[0].messages[-1].parts[-1].text
     assert texts["text"] == texts["canvas"]
     assert texts["text"].splitlines()[1:5] == ["A. 1", "B. 2", "C. 3", "D. 4"]
 
 
-def test_an_item_without_image_gets_a_blank_canvas(tmp_path, toolbox):
+def test_an_item_without_image_gets_a_blank_canvas(tmp_path):
     from benchmarks.item import Item
 
     item = Item(
@@ -266,6 +295,6 @@ def test_an_item_without_image_gets_a_blank_canvas(tmp_path, toolbox):
         answer="1 s",
         answer_type="number",
     )
-    prediction, trace = run(solve(item, tmp_path, RecordingModel(), "canvas", toolbox=toolbox))
+    prediction, trace = run(solve(item, tmp_path, RecordingModel(), "canvas"))
     assert prediction.status == "ok"
     assert trace.steps[0].text == "The canvas (1024 × 768 canvas pixels)."

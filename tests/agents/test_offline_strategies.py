@@ -1,8 +1,9 @@
 """The offline policy's built-in strategies solve generated game items from pixels and question text alone.
 
 Items come from the real generators (benchmarks.generators.games) in a temporary directory; each is solved in
-canvas mode through agents.solve with the real tools, and the final answer is compared with item.answer here,
-in the test. A poisoned copy of each item (junk answer and meta) must get exactly the same moves.
+the `tools` arm through agents.solve with the real tools, and the final answer is compared with item.answer
+here, in the test. A poisoned copy of each item (junk answer and meta) must get exactly the same moves. In the
+`canvas` arm (canvas operations only) the policy calls no domain tool: it says what it would need and guesses.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from agents import Budget, load_model, solve
+from agents import load_model, solve
 from agents.offline import linework, pixels
 from agents.offline.builtin import register_builtin_strategies
 from agents.offline.games import STRATEGIES
 from agents.offline.strategies import strategies, unregister_strategy
 from benchmarks.generators.games import generate
 from benchmarks.item import Item, ItemsWriter, read_items
+from tools.canvas_ops import CANVAS_TOOLS
 
 SEED = 31
 PER_TASK = {"maze": 10, "ray": 10, "dart": 5, "bounce": 5, "dots": 5, "triangles": 5}
@@ -56,17 +58,30 @@ def games(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Item], Path]:
     return read_items(root), root
 
 
-def run(item: Any, root: Path) -> tuple[str, list[dict[str, Any]]]:
-    """Return the final text and the trace's steps (as dicts) of solving `item` in canvas mode offline."""
-    prediction, trace = asyncio.run(solve(item, root, load_model("offline"), "canvas"))
+def run(item: Any, root: Path, arm: str = "tools", tools: tuple[str, ...] | None = None) -> tuple[str, list[dict]]:
+    """Return the final text and the trace's steps (as dicts) of solving `item` offline in `arm`."""
+    prediction, trace = asyncio.run(solve(item, root, load_model("offline"), arm, tools=tools))
     assert prediction.status == "ok", prediction.error
     return prediction.text, [step.to_dict() for step in trace]
+
+
+def tool_steps(steps: list[dict[str, Any]]) -> list[str]:
+    """Return the names of the tools a trace called, in order."""
+    return [s["tool"] for s in steps if s["kind"] == "tool"]
 
 
 @pytest.fixture(scope="module")
 def solved(games, registered) -> dict[str, tuple[str, list[dict[str, Any]]]]:
     items, root = games
     return {item.id: run(item, root) for item in items}
+
+
+@pytest.fixture(scope="module")
+def canvas_arm(games, registered) -> dict[str, tuple[Item, str, list[dict[str, Any]]]]:
+    """Return one item of each task solved in the canvas arm, by task."""
+    items, root = games
+    firsts = {task: next(i for i in items if i.category == task) for task in PER_TASK}
+    return {task: (item, *run(item, root, "canvas")) for task, item in firsts.items()}
 
 
 def test_register_builtin_strategies_is_idempotent(registered):
@@ -85,11 +100,33 @@ def test_solve_rate_per_task(task: str, games, solved):
     assert rate >= MIN_RATE[task], f"{task}: {len(right)}/{len(mine)} solved"
 
 
+@pytest.mark.parametrize("task", list(PER_TASK))
+def test_tools_arm_calls_only_the_tools_its_strategy_declares(task: str, games, solved):
+    items, _ = games
+    needs = set(STRATEGIES[f"games-{task}"].needs)
+    for item in (i for i in items if i.category == task):
+        used = set(tool_steps(solved[item.id][1]))
+        assert used and used <= needs, f"{item.id} called {sorted(used - needs)}"
+
+
+@pytest.mark.parametrize("task", list(PER_TASK))
+def test_canvas_arm_calls_no_domain_tool_and_says_so(task: str, canvas_arm):
+    item, text, steps = canvas_arm[task]
+    assert not [name for name in tool_steps(steps) if name not in CANVAS_TOOLS]
+    assert "cannot solve it with the tools offered here" in text
+    strategy = STRATEGIES[f"games-{task}"]
+    missing = [name for name in strategy.needs if name not in CANVAS_TOOLS]
+    assert missing and all(name in text for name in missing)
+    assert not any(name in text for name in strategy.needs if name in CANVAS_TOOLS), "offered tools are not 'needed'"
+    guess = "\\boxed{A}" if item.answer_type == "choice" else "\\boxed{0}"
+    assert text.splitlines()[-1] == guess
+
+
 def test_maze_trace_draws_the_route_found_by_the_tools(games, solved):
     items, _ = games
     item = next(i for i in items if i.category == "maze")
     _, steps = solved[item.id]
-    tools_used = [s["tool"] for s in steps if s["kind"] == "tool"]
+    tools_used = tool_steps(steps)
     assert tools_used == ["maze_from_image", "solve_maze"]
     route = next(s for s in steps if s["tool"] == "solve_maze")
     assert route["arguments"]["draw"] is True
@@ -101,7 +138,7 @@ def test_ray_trace_perceives_then_draws_the_light_path(games, solved):
     items, _ = games
     item = next(i for i in items if i.category == "ray")
     _, steps = solved[item.id]
-    tools_used = [s["tool"] for s in steps if s["kind"] == "tool"]
+    tools_used = tool_steps(steps)
     assert tools_used[:3] == ["detect_shapes"] * 3
     assert set(tools_used[3:-1]) == {"find_color"} and tools_used[-1] == "trace_light_ray"
     traced = next(s for s in steps if s["tool"] == "trace_light_ray")
@@ -158,13 +195,22 @@ def test_unrecognised_items_fall_through_to_the_fixed_guess(games, registered):
     assert [s["kind"] for s in steps] == ["observation", "model"]
 
 
-def test_a_strategy_without_its_tools_stands_aside(games, registered):
+def test_items_are_recognised_by_their_question_not_their_category(games, solved):
     items, root = games
     item = next(i for i in items if i.category == "maze")
-    budget = Budget(tools=("maze_from_image", "mark_point"))  # no solve_maze on offer
-    prediction, trace = asyncio.run(solve(item, root, load_model("offline"), "canvas", budget=budget))
-    assert prediction.text == "\\boxed{0}"
-    assert [s.kind for s in trace] == ["observation", "model"]
+    renamed = item.model_copy(update={"category": "puzzle", "benchmark": "rbench-v"})
+    text, steps = run(renamed, root)
+    assert text == solved[item.id][0]
+    assert tool_steps(steps) == ["maze_from_image", "solve_maze"]
+
+
+def test_a_strategy_without_its_tools_names_them_and_guesses(games, registered):
+    items, root = games
+    item = next(i for i in items if i.category == "maze")
+    text, steps = run(item, root, "custom", ("maze_from_image", "mark_point"))  # no solve_maze on offer
+    assert text.splitlines()[-1] == "\\boxed{0}"
+    assert "needs solve_maze," in text and "maze_from_image" not in text
+    assert [s["kind"] for s in steps] == ["observation", "model"]
 
 
 # --- pixel readers -----------------------------------------------------------------------------------------

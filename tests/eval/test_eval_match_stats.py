@@ -172,15 +172,18 @@ def test_rbench_table_from_item_scores() -> None:
     assert table.rows[0][:7] == ["text", "25.8", "19.5", "48.3", "20.4", "22.1", "17.1"]
 
 
-def test_unjudged_and_judge_errors_are_not_counted_wrong() -> None:
+def test_unjudged_judge_errors_and_run_errors_count_wrong_in_n() -> None:
     scores = _scores("rbench-v", "math", 1, 1)
     scores.append(Score("u", "text", "rbench-v", "math", None, None, "none"))
-    scores.append(Score("e", "text", "rbench-v", "math", None, None, "judge_error"))
+    scores.append(Score("j", "text", "rbench-v", "math", None, None, "judge_error"))
+    scores.append(Score("e", "text", "rbench-v", "math", 0.0, False, "error", details={"status": "error"}))
     counts = tally(scores)
-    assert (counts.correct, counts.decided, counts.unjudged, counts.errors, counts.accuracy) == (1, 2, 1, 1, 0.5)
+    assert (counts.n, counts.correct, counts.errors, counts.unjudged, counts.judge_errors) == (5, 1, 1, 1, 1)
+    assert counts.accuracy == 0.2 and counts.upper == 0.4
     table = rbench_table(scores)
-    assert table.rows[0][1] == "50.0" and table.rows[0][-1] == "2"
-    assert any("unjudged" in note for note in table.notes)
+    assert table.columns[-4:] == ["n", "errors", "unjudged", "judge errors"]
+    assert table.rows[0][1] == "20.0" and table.rows[0][-4:] == ["5", "1", "1", "1"]
+    assert any("[20.0, 40.0]" in note for note in table.notes)
 
 
 def test_gepbench_avg_is_the_mean_of_twelve_cells() -> None:
@@ -194,7 +197,8 @@ def test_gepbench_avg_is_the_mean_of_twelve_cells() -> None:
     cells = [75.0] * 6 + [25.0] * 6
     cells[2] = 87.5
     assert table.rows[0][1] == f"{sum(cells) / 12:.1f}"
-    assert table.rows[0][2:] == [f"{c:.1f}" for c in cells]
+    assert table.rows[0][2:14] == [f"{c:.1f}" for c in cells]
+    assert table.rows[0][14:] == ["52", "0", "0", "0"]
 
 
 def test_scaled_proximity_score_worked_example() -> None:
@@ -231,7 +235,7 @@ def test_gobench_sps_table_excludes_and_counts_unparsable() -> None:
     sps = gobench_understanding_tables(scores)[0]
     # authenticity: 0.6, 1, 0 -> 53.3; aesthetics: 1, (b excluded), 0.6 -> 80.0; fidelity: 0, 0.8, 1 -> 60.0
     assert sps.rows[0][:4] == ["text", "53.3", "80.0", "60.0"]
-    assert sps.rows[0][4:] == ["0", "1", "0"]
+    assert sps.rows[0][4:] == ["0", "1", "0", "3", "0"]
 
 
 def test_omniphys_table_strict_mastery() -> None:
@@ -251,4 +255,4 @@ def test_omniphys_table_strict_mastery() -> None:
     ]
     row = omniphys_table(scores).rows[0]
     # S1 = 2.5/4, S2 = 2.5/4, S3 = 1.25/2, P_obj = 1/4, P_open = 1/2, diagram 0.75
-    assert row == ["text", "62.5", "62.5", "62.5", "25.0", "50.0", "0.75", "0"]
+    assert row == ["text", "62.5", "62.5", "62.5", "25.0", "50.0", "0.75", "8", "0", "0", "0"]

@@ -3,7 +3,9 @@ the compare command."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
 import threading
 from collections.abc import Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -125,16 +127,38 @@ CANVAS = {
 }
 
 
-def _make_run(root: Path, items_dir: Path, modes: Sequence[str], *, model: str = "offline", cost: float = 0.01) -> Path:
+ARM_TOOLS = {
+    "text": [],
+    "canvas": ["draw_line", "trace_path", "undo"],
+    "tools": ["draw_line", "trace_path", "solve_maze"],
+}
+
+
+def freeze_items(root: Path, items_dir: Path) -> dict[str, Any]:
+    """Copy the items into RUN/items.jsonl as `mcot run` does; return the manifest's `dataset` entry."""
     root.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(items_dir / "items.jsonl", root / "items.jsonl")
+    source = hashlib.sha256((items_dir / "items.jsonl").read_bytes()).hexdigest()
+    frozen = hashlib.sha256((root / "items.jsonl").read_bytes()).hexdigest()
+    n_items = len((root / "items.jsonl").read_text().splitlines())
+    return {"path": str(items_dir), "sha256": frozen, "source_sha256": source, "n_items": n_items, "limit": None}
+
+
+def write_manifest(root: Path, items_dir: Path, modes: Sequence[str], model: str = "offline") -> None:
+    """Write a manifest of the plan's shape (arms with their tools, frozen dataset) for a run made by hand."""
     manifest = {
         "mcot_version": "0.1.0",
         "model": {"spec": model, "base_url": None},
+        "arms": [{"name": mode, "tools": ARM_TOOLS[mode], "tool_schemas": {}} for mode in modes],
         "modes": list(modes),
-        "dataset": {"path": str(items_dir), "sha256": "abc", "format": "items", "n_items": 10},
+        "dataset": freeze_items(root, items_dir),
         "judge": None,
     }
     (root / "manifest.json").write_text(json.dumps(manifest))
+
+
+def _make_run(root: Path, items_dir: Path, modes: Sequence[str], *, model: str = "offline", cost: float = 0.01) -> Path:
+    write_manifest(root, items_dir, modes, model)
     (root / "traces").mkdir(exist_ok=True)
     lines = []
     for mode in modes:
@@ -338,13 +362,16 @@ def test_bad_templates_are_refused(tmp_path: Path) -> None:
 def test_compare_one_run_with_both_modes(tmp_path: Path, items_dir: Path) -> None:
     run = _make_run(tmp_path / "run", items_dir, ["text", "canvas"])
     score_run(run, report=False)
-    comparison = compare_runs(run, n_boot=2000)
+    [comparison] = compare_runs(run, n_boot=2000)
     overall = comparison.groups[-1]
     assert overall.group == "Overall"
     assert "gepbench/size" in {g.group for g in comparison.groups}
-    assert set(overall.wrong_to_right) == {"gep-1", "maze-0"}
+    # every item counts: counting-0 is unjudged in text (counted wrong) and right in canvas
+    assert overall.n == 10
+    assert set(overall.wrong_to_right) == {"counting-0", "gep-1", "maze-0"}
     assert overall.right_to_wrong == ["math-0"]
-    assert overall.p_value == pytest.approx(1.0)
+    assert overall.p_value == pytest.approx(0.625)
+    assert "text: 3 unjudged among the paired items (counted wrong)" in comparison.markdown()
     assert comparison.usage["canvas"]["mean_steps"] == 3.0
     assert comparison.usage["text"]["total_cost"] == pytest.approx(0.01 * overall.n)
     assert "wrong→right" in comparison.markdown()
@@ -357,7 +384,7 @@ def test_compare_two_runs_refuses_different_models(tmp_path: Path, items_dir: Pa
     score_run(run_b, report=False)
     with pytest.raises(EvalError, match="model"):
         compare_runs(run_a, run_b)
-    comparison = compare_runs(run_a, run_b, force=True, n_boot=500)
+    [comparison] = compare_runs(run_a, run_b, force=True, n_boot=500)
     assert (comparison.a, comparison.b) == ("text", "canvas")
     assert any("forced" in warning for warning in comparison.warnings)
 
@@ -373,7 +400,7 @@ def test_commands(tmp_path: Path, items_dir: Path, capsys: pytest.CaptureFixture
         run_score(tmp_path / "nowhere")
     single = _make_run(tmp_path / "single", items_dir, ["text"])
     score_run(single, report=False)
-    with pytest.raises(UsageError, match="only the mode"):
+    with pytest.raises(UsageError, match="only the arm"):
         run_compare(single, None, None, False)
     with pytest.raises(UsageError, match="mcot score"):
         run_compare(_make_run(tmp_path / "unscored", items_dir, ["text", "canvas"]), None, None, False)
@@ -507,9 +534,8 @@ def test_generation_process_and_diagram_judging(tmp_path: Path) -> None:
     (run / "out").mkdir(parents=True)
     (run / "out" / "gen-1.png").write_bytes(b"png")
     (run / "out" / "diag-1.png").write_bytes(b"png")
-    (run / "manifest.json").write_text(
-        json.dumps({"model": {"spec": "diffusers:tiny"}, "dataset": {"path": str(tmp_path / "items")}})
-    )
+    dataset = freeze_items(run, tmp_path / "items")
+    (run / "manifest.json").write_text(json.dumps({"model": {"spec": "diffusers:tiny"}, "dataset": dataset}))
     rows = [
         {"id": "gen-1", "mode": "text", "status": "ok", "prediction": "out/gen-1.png"},
         {"id": "open-1", "mode": "text", "status": "ok", "prediction": "F = ma so a = 2 m/s², v = 4 m/s"},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -251,9 +252,53 @@ def test_replay_of_edits_transforms_and_redo() -> None:
     assert len(candidate_paths(ops)) == 2
 
 
-def test_trace_ops_reads_only_tool_steps() -> None:
-    steps = [{"kind": "model", "ops": [_path_op([(0, 0), (1, 1)])]}, _tool(1, [_path_op([(0, 0), (5, 5)])])]
-    assert trace_ops(steps) == [_path_op([(0, 0), (5, 5)])]
+def test_trace_ops_reads_only_tool_steps_and_tags_who_drew() -> None:
+    steps = [
+        {"kind": "model", "ops": [_path_op([(0, 0), (1, 1)])]},
+        _tool(1, [_path_op([(0, 0), (5, 5)])]),
+        {**_tool(2, [_path_op([(1, 1), (6, 6)], "e2")], "solve_maze"), "drawn_by": "tool"},
+        {**_tool(3, [_path_op([(2, 2), (7, 7)], "e3")]), "drawn_by": "model"},
+    ]
+    assert trace_ops(steps) == [
+        {**_path_op([(0, 0), (5, 5)]), "drawn_by": "model"},  # no drawn_by: an older trace, the model's
+        {**_path_op([(1, 1), (6, 6)], "e2"), "drawn_by": "tool"},
+        {**_path_op([(2, 2), (7, 7)], "e3"), "drawn_by": "model"},
+    ]
+
+
+# ------------------------------------------------------------------------- drawn by a tool, not the model
+
+
+def _solve_maze_step(step: int) -> dict[str, Any]:
+    """A domain tool step that drew the solved route on the canvas (solve_maze with draw=true)."""
+    return {**_tool(step, [_path_op(ROUTE, "t1")], "solve_maze"), "drawn_by": "tool"}
+
+
+def test_a_tool_drawn_maze_route_is_not_credited_to_the_model() -> None:
+    verdict = verify_trace(_item("maze", MAZE), [_solve_maze_step(1)])
+    assert verdict is not None
+    assert (verdict.verdict, verdict.tool_drawn, verdict.candidates) == ("absent", 1, 0)
+
+
+def test_the_same_route_drawn_by_draw_line_steps_is_valid() -> None:
+    steps = [
+        {**_tool(i + 1, [_line_op(a, b, f"e{i + 1}")], "draw_line"), "drawn_by": "model"}
+        for i, (a, b) in enumerate(itertools.pairwise(ROUTE))
+    ]
+    verdict = verify_trace(_item("maze", MAZE), steps)
+    assert verdict is not None
+    assert (verdict.verdict, verdict.tool_drawn) == ("valid", 0)
+
+
+def test_model_drawing_next_to_a_tool_drawing_is_judged_alone() -> None:
+    wall = [_centre(1, 0), _centre(3, 2), _centre(3, 4)]  # through a wall
+    steps = [_solve_maze_step(1), _tool(2, [_path_op(wall, "e1")])]
+    verdict = verify_trace(_item("maze", MAZE), steps)
+    assert verdict is not None
+    assert (verdict.verdict, verdict.tool_drawn, verdict.candidates) == ("invalid", 1, 1)
+    # the model's undo removes its own last element, not the tool's: nothing of the model's is left
+    undone = verify_trace(_item("maze", MAZE), [*steps, _tool(3, [{"op": "undo", "args": {}}], "undo")])
+    assert undone is not None and (undone.verdict, undone.tool_drawn) == ("absent", 1)
 
 
 _coord = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-1000, 1000), st.text(max_size=2))

@@ -1,5 +1,6 @@
 """A small hand-built run directory, as `mcot run` and `mcot score` would leave it."""
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -32,10 +33,12 @@ def handmade_run(tmp_path: Path) -> Path:
     (items / "items.jsonl").write_text(json.dumps(item) + "\n")
     run = tmp_path / "run"
     rd = RunDir(run)
-    rd.write_manifest(
-        {"model": {"spec": "offline"}, "modes": ["text", "canvas"], "dataset": {"path": str(items), "sha256": "x"}}
-    )
+    run.mkdir(parents=True)
     (run / "items.jsonl").write_text(json.dumps(item) + "\n")
+    frozen = hashlib.sha256((run / "items.jsonl").read_bytes()).hexdigest()
+    rd.write_manifest(
+        {"model": {"spec": "offline"}, "modes": ["text", "canvas"], "dataset": {"path": str(items), "sha256": frozen}}
+    )
     _png(run / "blobs" / "abc.png", "red")
     trace = [
         {"step": 0, "kind": "observation", "image": "blobs/abc.png"},

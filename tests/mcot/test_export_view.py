@@ -4,6 +4,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from eval.rundir import RunDirError
 from mcot.exporter import ExportError, export_run
 from mcot.viewer import write_viewer
 
@@ -50,3 +51,25 @@ def test_parquet_and_hf_exports_embed_images(handmade_run: Path, tmp_path: Path)
 def test_unknown_format_is_refused(handmade_run: Path, tmp_path: Path) -> None:
     with pytest.raises(ExportError, match="jsonl, parquet, hf"):
         export_run(handmade_run, "csv", tmp_path / "x")
+
+
+def test_export_and_view_stop_when_the_frozen_items_were_edited(handmade_run: Path, tmp_path: Path) -> None:
+    items = handmade_run / "items.jsonl"
+    items.write_text(items.read_text().replace('"answer": "B"', '"answer": "A"'))
+    with pytest.raises(RunDirError, match="does not match the manifest's dataset hash"):
+        export_run(handmade_run, "jsonl", tmp_path / "export" / "traces.jsonl")
+    with pytest.raises(RunDirError, match="does not match the manifest's dataset hash"):
+        write_viewer(handmade_run, tmp_path / "site" / "index.html")
+    assert not (tmp_path / "export").exists() and not (tmp_path / "site").exists()
+
+
+def test_viewer_marks_steps_a_tool_drew(handmade_run: Path) -> None:
+    trace = handmade_run / "traces" / "q1.canvas.jsonl"
+    steps = [json.loads(line) for line in trace.read_text().splitlines()]
+    steps[2]["drawn_by"] = "tool"
+    trace.write_text("".join(json.dumps(step) + "\n" for step in steps))
+    page = write_viewer(handmade_run).read_text()
+    data = json.loads(page.split('id="data">', 1)[1].split("</script>", 1)[0].replace("<\\/", "</"))
+    canvas = next(r for r in data["runs"] if r["mode"] == "canvas")
+    assert [s["drawn_by"] for s in canvas["trace"]] == [None, None, "tool", None, None]
+    assert "drawn by a tool" in page

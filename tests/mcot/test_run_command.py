@@ -6,11 +6,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from fake_provider import FakeProvider, Reply
 from PIL import Image
 
-from agents.fake_provider import FakeProvider, Reply
 from benchmarks.item import Item, write_items
 from eval.rundir import RunDir, read_jsonl
+from mcot.arms import parse_arms
 from mcot.errors import UsageError
 from mcot.runner import RunConfig, run_items
 
@@ -58,7 +59,7 @@ def test_offline_run_writes_the_run_directory(items_dir: Path, tmp_path: Path) -
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["model"]["spec"] == "offline" and manifest["modes"] == ["text", "canvas"]
     assert manifest["dataset"]["n_items"] == 4 and len(manifest["dataset"]["sha256"]) == 64
-    assert manifest["finished"] is not None and manifest["prompts"]
+    assert manifest["sessions"][-1]["finished"] is not None and manifest["prompts"]
     for result in read_jsonl(run / "results.jsonl"):
         steps = read_jsonl(run / result["trace"])
         assert steps, result
@@ -69,23 +70,26 @@ def test_offline_run_writes_the_run_directory(items_dir: Path, tmp_path: Path) -
 
 def test_resume_redoes_nothing_that_finished(items_dir: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
-    run_items(RunConfig(data=items_dir, model="offline", out=run, limit=2), quiet=True)
-    assert len(_pairs(run)) == 4
-    # a kill mid-write leaves a torn last line: that pair was not finished and is redone
-    with (run / "results.jsonl").open("a") as handle:
-        handle.write('{"id": "q2", "mode": "te')
-    summary = run_items(RunConfig(data=items_dir, model="offline", out=run), quiet=True)
+    config = RunConfig(data=items_dir, model="offline", out=run)
+    run_items(config, quiet=True)
+    ledger = (run / "results.jsonl").read_text().splitlines(keepends=True)
+    assert len(ledger) == 8
+    # a run killed after four pairs, in the middle of writing the fifth line: that pair was not finished
+    (run / "results.jsonl").write_text("".join(ledger[:4]) + '{"id": "q2", "mode": "te')
+    summary = run_items(config, quiet=True)
     assert summary.skipped_done == 4 and sum(summary.by_status.values()) == 4
     pairs = _pairs(run)
     assert len(pairs) == len(set(pairs)) == 8
-    again = run_items(RunConfig(data=items_dir, model="offline", out=run), quiet=True)
+    again = run_items(config, quiet=True)
     assert again.skipped_done == 8 and again.by_status == {}
+    sessions = json.loads((run / "manifest.json").read_text())["sessions"]
+    assert len(sessions) == 3 and all(s["finished"] for s in sessions)
 
 
 def test_failed_item_is_recorded_and_the_run_goes_on(items_dir: Path, tmp_path: Path) -> None:
     (items_dir / "images" / "q1.png").write_bytes(b"not a png")
     run = tmp_path / "run"
-    summary = run_items(RunConfig(data=items_dir, model="offline", out=run, modes=("canvas",)), quiet=True)
+    summary = run_items(RunConfig(data=items_dir, model="offline", out=run, arms=parse_arms("canvas")), quiet=True)
     results = {r["id"]: r for r in read_jsonl(run / "results.jsonl")}
     assert len(results) == 4
     assert results["q1"]["status"] == "error" and results["q1"]["error"]
@@ -97,7 +101,7 @@ def test_resume_refuses_a_different_model(items_dir: Path, tmp_path: Path) -> No
     run_items(RunConfig(data=items_dir, model="offline", out=run, limit=1), quiet=True)
     script = tmp_path / "turns.json"
     script.write_text(json.dumps([{"text": "\\boxed{1}"}]))
-    with pytest.raises(UsageError, match="model differs"):
+    with pytest.raises(UsageError, match="--model: 'offline' in the run"):
         run_items(RunConfig(data=items_dir, model=f"scripted:{script}", out=run), quiet=True)
 
 
@@ -114,7 +118,7 @@ def test_api_key_never_reaches_the_run_directory(
             out=run,
             base_url=server.openai_url,
             concurrency=1,
-            modes=("canvas",),
+            arms=parse_arms("canvas"),
             limit=2,
         )
         summary = run_items(config, quiet=True)

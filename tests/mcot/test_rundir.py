@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.rundir import RunDir, RunDirError, check_resumable, read_jsonl
+from eval.rundir import RunDir, RunDirError, read_jsonl
 
 
 def test_last_line_per_item_and_mode_wins(handmade_run: Path) -> None:
@@ -27,15 +27,6 @@ def test_corrupt_middle_line_is_an_error(tmp_path: Path) -> None:
     path.write_text('{"id": 1}\nnot json\n{"id": 2}\n')
     with pytest.raises(RunDirError, match=r"results\.jsonl:2"):
         read_jsonl(path)
-
-
-def test_resume_refuses_another_model_or_dataset() -> None:
-    old = {"model": {"spec": "openai:gpt-4o"}, "dataset": {"sha256": "aa"}}
-    check_resumable(old, {"model": {"spec": "openai:gpt-4o"}, "dataset": {"sha256": "aa"}})
-    with pytest.raises(RunDirError, match="model differs"):
-        check_resumable(old, {"model": {"spec": "anthropic:claude"}, "dataset": {"sha256": "aa"}})
-    with pytest.raises(RunDirError, match="dataset differs"):
-        check_resumable(old, {"model": {"spec": "openai:gpt-4o"}, "dataset": {"sha256": "bb"}})
 
 
 def test_trace_paths_stay_inside_traces(tmp_path: Path) -> None:

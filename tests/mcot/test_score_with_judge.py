@@ -5,10 +5,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fake_provider import FakeProvider, Raw, Reply
 
-from agents.fake_provider import FakeProvider, Raw, Reply
 from benchmarks.item import Item, write_items
 from eval.rundir import read_jsonl
+from mcot.arms import parse_arms
 from mcot.commands.score import run_score
 from mcot.runner import RunConfig, run_items
 
@@ -41,7 +42,7 @@ def judged_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     run = tmp_path / "run"
     with FakeProvider(default=solver) as server:
         config = RunConfig(
-            data=tmp_path / "items", model="openai:gpt-4o", out=run, modes=("text",), base_url=server.openai_url
+            data=tmp_path / "items", model="openai:gpt-4o", out=run, arms=parse_arms("text"), base_url=server.openai_url
         )
         assert run_items(config, quiet=True).by_status == {"ok": 3}
     monkeypatch.setenv("MCOT_JUDGE_CACHE", str(tmp_path / "judge-cache"))

@@ -19,7 +19,6 @@ RADIUS = 8.0
 CLEARANCE = 3.0
 MAX_WALL_HITS = 4
 BRICK_COLORS = ("blue", "orange", "purple", "magenta", "teal", "gold", "brown")  # not red: the arrow is red
-SIDES = ("top", "right", "bottom", "left")
 KINDS = ("first_brick", "wall_bounces")
 
 

@@ -46,7 +46,6 @@ POLYGON_KINDS = frozenset(
         "regular hexagon",
     }
 )
-ROUND_KINDS = frozenset({"ellipse", "circle"})
 
 
 @dataclass(frozen=True)

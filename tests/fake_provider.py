@@ -1,4 +1,4 @@
-"""A scripted model provider on 127.0.0.1 for tests and docs: real HTTP, no network.
+"""A scripted model provider on 127.0.0.1 for tests: real HTTP, no network (`from fake_provider import ...`).
 
 It speaks the OpenAI Chat Completions wire format on `POST .../chat/completions` and the Anthropic
 Messages format on `POST .../messages`, answering each request with the next entry of its script and

@@ -1,0 +1,61 @@
+"""The scoring registry: each benchmark's protocol, report tables and trace verifier, looked up by name.
+
+Nothing in eval switches on a benchmark's name: a benchmark is declared once (mcot/benchmarks.py for the
+built-ins) and registers its `ScoringSpec` here. An unregistered benchmark is scored by the generic protocol
+(by answer type) and reported in one accuracy-per-category table titled with its name, with no verifier.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from benchmarks.item import Item
+    from eval.metrics import Table
+    from eval.protocols import Scorer
+    from eval.rundir import Score
+    from eval.verify import TraceVerdict
+
+ProtocolFn = Callable[["Scorer", "Item", str, dict[str, Any], "Score"], Awaitable[None]]
+"""Fills `score` (correct, score, method, extracted, details) from the item, the response text and the result."""
+
+TablesFn = Callable[[Sequence["Score"]], list["Table"]]
+"""Returns the report tables of one benchmark's scores (all arms)."""
+
+VerifierFn = Callable[["Item", Sequence[dict[str, Any]] | None], "TraceVerdict | None"]
+"""Returns the verdict on an item's trace steps (None when the item has no verifier)."""
+
+
+@dataclass(frozen=True)
+class ScoringSpec:
+    """How one benchmark is scored: its protocol, its report tables, and optionally a trace verifier."""
+
+    protocol: ProtocolFn
+    tables: TablesFn
+    verifier: VerifierFn | None = None
+
+
+_SPECS: dict[str, ScoringSpec] = {}
+
+
+def register_scoring(benchmark: str, spec: ScoringSpec) -> None:
+    """Register (or replace) the scoring of `benchmark`; returns nothing."""
+    _SPECS[benchmark] = spec
+
+
+def unregister_scoring(benchmark: str) -> None:
+    """Forget the scoring of `benchmark` (no error when it was not registered); returns nothing."""
+    _SPECS.pop(benchmark, None)
+
+
+def scoring_spec(benchmark: str) -> ScoringSpec:
+    """Return the scoring of `benchmark`: the registered one, else the generic protocol and tables, no verifier."""
+    spec = _SPECS.get(benchmark)
+    if spec is not None:
+        return spec
+    from eval.metrics import generic_tables
+    from eval.protocols import generic_protocol
+
+    return ScoringSpec(generic_protocol, generic_tables)

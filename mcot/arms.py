@@ -1,0 +1,66 @@
+"""The arms of an experiment: what `--mode` and `--tools` name, and what each arm offers the model.
+
+`text` offers no tools, `canvas` only the canvas operations, `tools` the canvas plus the domain tools, and
+`custom` the tools `--tools` lists. The manifest records each arm's exact tool names and schema hashes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mcot.errors import UsageError
+from tools.errors import ToolError
+from tools.toolsets import TOOLSET_NAMES, custom_toolset, schema_hashes, toolset
+
+CUSTOM = "custom"
+ARM_NAMES = (*TOOLSET_NAMES, CUSTOM)
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm: its name (the `mode` its results are recorded under) and the exact tools it offers."""
+
+    name: str
+    tools: tuple[str, ...]
+
+    def manifest_entry(self) -> dict[str, Any]:
+        """Return the arm as the manifest records it: name, tool names, and each tool's schema sha256."""
+        return {"name": self.name, "tools": list(self.tools), "tool_schemas": schema_hashes(self.tools)}
+
+
+def parse_arms(mode: str, tools: str | None = None) -> tuple[Arm, ...]:
+    """Return the arms of `--mode A,B` (and `--tools X,Y` for a custom arm); raise UsageError on a bad name.
+
+    `--tools` defines the `custom` arm; it is added after the listed arms unless `--mode` places it.
+    """
+    names = list(dict.fromkeys(m.strip() for m in mode.split(",") if m.strip()))
+    unknown = [name for name in names if name not in ARM_NAMES]
+    if not names or unknown:
+        raise UsageError(f"--mode takes a comma-separated list of {', '.join(ARM_NAMES)} (got {mode!r})")
+    if tools is not None and CUSTOM not in names:
+        names.append(CUSTOM)
+    if CUSTOM in names and tools is None:
+        raise UsageError("--mode custom needs --tools NAME,NAME,… (the tools the custom arm offers)")
+    arms = []
+    try:
+        for name in names:
+            chosen = custom_toolset((tools or "").split(",")) if name == CUSTOM else toolset(name)
+            arms.append(Arm(name, chosen))
+    except ToolError as exc:
+        raise UsageError(f"--tools: {exc}") from exc
+    return tuple(arms)
+
+
+def describe_arms(arms: tuple[Arm, ...]) -> str:
+    """Return one line per arm saying which tools it offered (for summaries and reports)."""
+    lines = []
+    for arm in arms:
+        if not arm.tools:
+            offered = "no tools (one answer in words)"
+        elif arm.name == "tools":
+            offered = f"the canvas and the domain tools ({len(arm.tools)} tools)"
+        else:
+            offered = f"{len(arm.tools)} tools: {', '.join(arm.tools)}"
+        lines.append(f"{arm.name}: {offered}")
+    return "\n".join(lines)

@@ -1,0 +1,33 @@
+"""`mcot demo` end to end: three arms, an honest caveat, and a canvas arm that offers only the canvas."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from eval.rundir import read_jsonl
+from tools import CANVAS_TOOLS
+
+
+def test_demo_runs_three_arms_and_says_what_the_offline_policy_is(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    result = subprocess.run(
+        [sys.executable, "-m", "mcot", "demo", "--out", str(out)], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    comparison = (out / "comparison.md").read_text()
+    for text in (result.stdout, comparison):
+        assert "scripted tool user" in text
+        assert "canvas: 13 tools: draw_line" in text and "text: no tools" in text
+    assert "### canvas vs text" in comparison and "### tools vs text" in comparison
+    results = read_jsonl(out / "run" / "results.jsonl")
+    assert {r["mode"] for r in results} == {"text", "canvas", "tools"}
+    assert all(r["status"] == "ok" for r in results)
+    canvas_games = [r for r in results if r["mode"] == "canvas" and r["benchmark"] == "games"]
+    assert len(canvas_games) == 24
+    for record in canvas_games:
+        steps = read_jsonl(out / "run" / record["trace"])
+        assert all(s["tool"] in CANVAS_TOOLS for s in steps if s["kind"] == "tool")
+        assert "cannot solve it with the tools offered here" in record["prediction"]
+    scores = read_jsonl(out / "run" / "scores.jsonl")
+    tools_games = [s for s in scores if s["mode"] == "tools" and s["benchmark"] == "games"]
+    assert len(tools_games) == 24 and all(s["correct"] for s in tools_games)
