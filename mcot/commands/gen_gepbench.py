@@ -8,7 +8,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from benchmarks.generators.gepbench.engine import LEVELS, SUMMARY_FILE, write
-from benchmarks.generators.gepbench.questions import ASPECTS
+from benchmarks.generators.gepbench.noise import NOISE_MODELS
+from benchmarks.generators.gepbench.questions import ASPECTS, WORDINGS
 from benchmarks.item import ItemError, ItemsWriter, iter_items
 from mcot.errors import UsageError
 
@@ -16,12 +17,27 @@ MAX_FIGURES = 1_000_000
 LEVEL_CHOICES = (*LEVELS, "both")
 
 
-def gen_gepbench(out: Path, n: int, seed: int, level: str = "both", native: bool = False, effects: bool = False) -> int:
-    """Generate N figures (every aspect's questions for each) into the items directory `out`; return 0.
+def gen_gepbench(
+    out: Path,
+    n: int,
+    seed: int,
+    level: str = "both",
+    native: bool = False,
+    effects: bool = False,
+    style: str = "public",
+    noise: str = "paper",
+) -> int:
+    """Generate N figures (up to three questions per aspect for each) into the items directory `out`; return 0.
 
-    `effects` adds the optional hard-level Perlin texture and occluding white strokes (off by default)."""
+    `style` words the questions as the released benchmark does ("public") or with mcot's hierarchy ("mcot");
+    `noise` is the hard figures' pixel noise ("paper", "release" or "none"); `effects` adds the optional
+    hard-level faint texture and occluding white strokes (off by default)."""
     if level not in LEVEL_CHOICES:
         raise UsageError(f"unknown --level {level!r}; choose easy, hard or both")
+    if style not in WORDINGS:
+        raise UsageError(f"unknown --style {style!r}; choose {' or '.join(WORDINGS)}")
+    if noise not in NOISE_MODELS:
+        raise UsageError(f"unknown --noise {noise!r}; choose {', '.join(NOISE_MODELS)}")
     if not 1 <= n <= MAX_FIGURES:
         raise UsageError(f"--n must be between 1 and {MAX_FIGURES:,} figures, got {n}")
     try:
@@ -30,7 +46,7 @@ def gen_gepbench(out: Path, n: int, seed: int, level: str = "both", native: bool
         raise UsageError(f"cannot write --out {out}: {exc}") from exc
     start = time.perf_counter()
     try:
-        stats = write(writer, n, seed, level, native, effects)
+        stats = write(writer, n, seed, level, native, effects, wording=style, noise=noise)
         writer.commit()
     except BaseException:
         writer.abort()
@@ -38,7 +54,7 @@ def gen_gepbench(out: Path, n: int, seed: int, level: str = "both", native: bool
     summary = stats.as_dict()
     v = summary["validator"]
     print(
-        f"wrote {summary['questions']} questions on {n} figures ({level}, seed {seed}) to {out} "
+        f"wrote {summary['questions']} questions on {n} figures ({level}, {style} style, seed {seed}) to {out} "
         f"in {time.perf_counter() - start:.1f} s; validator agreed on {v['agreed']}/{v['checked']} checked, "
         f"dropped {v['contradicted']}; letters {summary['letters']}"
     )

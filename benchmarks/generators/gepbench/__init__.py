@@ -1,16 +1,21 @@
 """GePBench data engine: shapes under the paper's rules, relations, constructive placement, clean and hand-drawn
-rendering, six aspects of four-choice questions with balanced letters, and a pixel validator."""
+rendering with the paper's noise, six aspects of up to three four-choice questions each in the released
+benchmark's wording (or mcot's), balanced letters, and a pixel validator."""
 
 from benchmarks.generators.gepbench.engine import GenerationStats, generate, make_figure, plan
+from benchmarks.generators.gepbench.noise import NOISE_MODELS, NoiseModel
 from benchmarks.generators.gepbench.placement import Figure, PlacementError, place_figure
-from benchmarks.generators.gepbench.questions import ASPECTS, LetterBalancer, Question, make_questions
+from benchmarks.generators.gepbench.questions import ASPECTS, WORDINGS, LetterBalancer, Question, make_questions
 from benchmarks.generators.gepbench.validator import PixelValidator, Verdict
 
 __all__ = [
     "ASPECTS",
+    "NOISE_MODELS",
+    "WORDINGS",
     "Figure",
     "GenerationStats",
     "LetterBalancer",
+    "NoiseModel",
     "PixelValidator",
     "PlacementError",
     "Question",

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.generators.gepbench.noise import NOISE_MODELS
 from benchmarks.generators.gepbench.placement import Figure, place_figure
 from benchmarks.generators.gepbench.questions import ASPECTS, LetterBalancer, Question, make_questions
 from benchmarks.generators.gepbench.render import Style, choose_style, encode_jpeg, render
@@ -34,6 +35,7 @@ class FigureResult:
     kept: list[tuple[Question, Verdict]]
     dropped: list[tuple[Question, Verdict]]
     description: dict[str, Any] = field(default_factory=dict)
+    wording: str = "public"
 
 
 @dataclass
@@ -82,18 +84,27 @@ class GenerationStats:
 
 
 def make_figure(
-    level: str, index: int, seed: int, balancer: LetterBalancer, validate: bool = True, effects: bool = False
+    level: str,
+    index: int,
+    seed: int,
+    balancer: LetterBalancer,
+    validate: bool = True,
+    effects: bool = False,
+    wording: str = "public",
+    noise: str = "paper",
 ) -> FigureResult:
-    """Return one figure with its questions; the same (level, index, seed, balancer state) gives the same bytes.
+    """Return one figure with its questions; the same arguments and balancer state give the same bytes.
 
-    `effects` adds the optional hard-level Perlin texture and occluding white strokes (off, like the public engine).
+    `wording` is the question style ("public": the released benchmark's phrasing; "mcot"); `noise` the hard
+    figures' pixel noise (noise.NOISE_MODELS: "paper", "release" or "none"); `effects` adds the optional faint
+    texture and occluding white strokes on hard figures (off, like the public engine).
     """
     rng = np.random.default_rng([seed, LEVEL_IDS[level], index])
     figure = place_figure(level, rng)
-    style = choose_style(figure, rng, effects)
+    style = choose_style(figure, rng, effects, NOISE_MODELS[noise])
     raster = render(figure, style, rng)
     image = encode_jpeg(raster)
-    questions = make_questions(figure, rng, balancer)
+    questions = make_questions(figure, rng, balancer, wording)
     kept: list[tuple[Question, Verdict]] = []
     dropped: list[tuple[Question, Verdict]] = []
     validator = PixelValidator(raster, figure, style.widths) if validate else None
@@ -104,7 +115,7 @@ def make_figure(
             dropped.append((question, verdict))
         else:
             kept.append((question, verdict))
-    return FigureResult(level, index, figure, style, image, kept, dropped, figure.native())
+    return FigureResult(level, index, figure, style, image, kept, dropped, figure.native(), wording)
 
 
 def plan(n: int, level: str) -> list[tuple[str, int]]:
@@ -122,7 +133,8 @@ def _item(
         "image_id": result.index,
         "question_id": qid,
         "description": result.description,
-        "style": style,  # the figure's style, built once for all its questions
+        "style": style,  # the figure's drawing style, built once for all its questions
+        "wording": result.wording,
         "validator": verdict.as_meta(),
     }
     # built from checked parts, so pydantic's validation is skipped (it cost ~5 % of a figure)
@@ -140,26 +152,43 @@ def _item(
 
 
 def generate(
-    out: Path, n: int, seed: int, level: str = "both", native: bool = False, effects: bool = False
+    out: Path,
+    n: int,
+    seed: int,
+    level: str = "both",
+    native: bool = False,
+    effects: bool = False,
+    *,
+    wording: str = "public",
+    noise: str = "paper",
 ) -> GenerationStats:
     """Write N figures' questions as an items directory at `out` (atomically); return the run's counts."""
     with ItemsWriter(out) as writer:
-        return write(writer, n, seed, level, native, effects)
+        return write(writer, n, seed, level, native, effects, wording=wording, noise=noise)
 
 
 def write(
-    writer: ItemsWriter, n: int, seed: int, level: str = "both", native: bool = False, effects: bool = False
+    writer: ItemsWriter,
+    n: int,
+    seed: int,
+    level: str = "both",
+    native: bool = False,
+    effects: bool = False,
+    *,
+    wording: str = "public",
+    noise: str = "paper",
 ) -> GenerationStats:
     """Add N figures' items (and with `native` the public layout) to an open writer; return the counts.
 
-    `effects` turns on the optional hard-level texture and occluding strokes (see render.py)."""
+    `wording` is the question style, `noise` the hard figures' noise model, `effects` the optional hard-level
+    texture and occluding strokes (see make_figure)."""
     stats = GenerationStats()
     balancer = LetterBalancer()
     for lvl, count in plan(n, level):
         rules: list[dict[str, Any]] = []
         vqa: dict[str, list[str]] = {aspect: [] for aspect in ASPECTS}
         for index in range(count):
-            result = make_figure(lvl, index, seed, balancer, effects=effects)
+            result = make_figure(lvl, index, seed, balancer, effects=effects, wording=wording, noise=noise)
             stats.add(result)
             name = f"{lvl}_{index:08d}.jpg"
             path = writer.add_image(name, result.image)
@@ -187,7 +216,9 @@ def write(
             for aspect, lines in vqa.items():
                 text = "".join(line + "\n" for line in lines)
                 writer.add_file(f"vqa-{lvl}/{NATIVE_FILES[aspect]}.jsonl", text.encode())
-    summary = {"generator": "gepbench", "n": n, "seed": seed, "level": level, "native": native}
+    summary: dict[str, Any] = {"generator": "gepbench", "n": n, "seed": seed, "level": level, "native": native}
+    summary["style"] = wording
+    summary["noise"] = {"model": noise, **NOISE_MODELS[noise].as_meta()}
     if effects:
         summary["effects"] = True
     summary.update(stats.as_dict())

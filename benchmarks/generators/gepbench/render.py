@@ -1,8 +1,9 @@
 """Rasterising a figure: 640x640 8-bit grayscale, clean black strokes (easy) or hand-drawn grey strokes (hard).
 
 cairo draws anti-aliased strokes into an alpha-only surface (one byte a pixel); the image is 255 minus that
-alpha. Hard figures get a smooth sideways wobble along each stroke, a grey level and width per shape, and
-Gaussian pixel noise on half of them. Images are stored as JPEG, like the public release.
+alpha. Hard figures get a smooth sideways wobble along each stroke, a grey level and width per shape, and the
+paper's pixel noise (noise.py: Gaussian noise on half of them, salt-and-pepper specks, a Perlin texture inside
+shapes). Images are stored as JPEG, like the public release.
 
 Optional hard-level effects (off by default, as in the public engine's released figures): a faint Perlin
 texture over the whole image (it lightens or darkens by at most TEXTURE_MAX grey levels, so the background stays
@@ -14,21 +15,26 @@ from __future__ import annotations
 
 import io
 import math
-from dataclasses import dataclass
-from functools import cache
-from statistics import NormalDist
+from dataclasses import dataclass, replace
 
 import cairocffi as cairo
 import numpy as np
 from PIL import Image
 
+from benchmarks.generators.gepbench.noise import (
+    NOISE_MODELS,
+    NoiseModel,
+    gaussian,
+    gradient_noise,
+    perlin_darkening,
+    salt_and_pepper,
+)
 from benchmarks.generators.gepbench.placement import Figure
 from benchmarks.generators.gepbench.shapes import Shape
 
 SIZE = 640
 JPEG_QUALITY = 92
 WOBBLE_PX = 1.2  # largest sideways displacement of a hand-drawn stroke
-NOISE_SIGMAS = (5, 6, 7, 8, 9, 10)  # grey levels; Gaussian noise is drawn on half of the hard figures
 TEXTURE_MAX = 16.0  # grey levels: the largest texture amplitude
 TEXTURE_CELLS = (4, 9)  # Perlin lattice cells across the image (coarse to fine)
 TEXTURE_RES = 160  # the texture is computed at this resolution and upsampled smoothly
@@ -36,26 +42,18 @@ OCCLUDER_WIDTH = (2.0, 3.5)  # px: white occluding strokes stay thinner than the
 OCCLUDER_LENGTH = (40.0, 140.0)  # px
 
 
-@cache
-def _unit_quantiles() -> np.ndarray:
-    unit = NormalDist()
-    return np.array([unit.inv_cdf((k + 0.5) / 65536) for k in range(65536)])
-
-
-@cache
-def _noise_table(sigma: float) -> np.ndarray:
-    """Return 65536 rounded N(0, sigma) quantiles: indexing it with uniform 16-bit draws samples the noise."""
-    return np.rint(_unit_quantiles() * sigma).astype(np.int16)
-
-
 @dataclass(frozen=True)
 class Style:
-    """How one figure is drawn: per-shape grey levels and widths, wobble on or off, noise sigma (0 = none)."""
+    """How one figure is drawn: per-shape grey levels and widths, wobble on or off, Gaussian noise sigma
+    (0 = none), the salt-and-pepper share (0 = none), the shapes with a Perlin texture and its parameters."""
 
     greys: tuple[int, ...]
     widths: tuple[float, ...]
     hand_drawn: bool
     noise_sigma: float
+    salt_pepper: float = 0.0
+    perlin_shapes: tuple[int, ...] = ()
+    perlin: tuple[int, float, float] = (0, 0.0, 0.0)  # lattice cells, power, bias
     texture: float = 0.0  # Perlin texture amplitude in grey levels (0: none)
     texture_cells: int = 0
     occluders: tuple[tuple[float, float, float, float, float], ...] = ()  # white strokes: x0, y0, x1, y1, width (px)
@@ -68,6 +66,11 @@ class Style:
             "hand_drawn": self.hand_drawn,
             "noise_sigma": self.noise_sigma,
         }
+        if self.salt_pepper > 0:
+            meta["salt_pepper"] = self.salt_pepper
+        if self.perlin_shapes:
+            cells, power, bias = self.perlin
+            meta["perlin"] = {"shapes": list(self.perlin_shapes), "cells": cells, "power": power, "bias": bias}
         if self.texture > 0:
             meta["texture"] = {"amplitude": self.texture, "cells": self.texture_cells}
         if self.occluders:
@@ -75,17 +78,25 @@ class Style:
         return meta
 
 
-def choose_style(figure: Figure, rng: np.random.Generator, effects: bool = False) -> Style:
-    """Return the drawing style: black 2.5 px strokes for easy, grey wobbly strokes (+ noise on half) for hard;
-    with `effects`, hard figures also get a Perlin texture and 1-3 occluding white strokes."""
+def choose_style(
+    figure: Figure, rng: np.random.Generator, effects: bool = False, noise: NoiseModel = NOISE_MODELS["paper"]
+) -> Style:
+    """Return the drawing style: black 2.5 px strokes for easy, grey wobbly strokes and `noise` (the paper's by
+    default) for hard; with `effects`, hard figures also get a faint texture and 1-3 occluding white strokes."""
     n = len(figure.shapes)
     if figure.level == "easy":
         return Style((0,) * n, (2.5,) * n, False, 0.0)
     greys = tuple(int(g) for g in rng.integers(30, 140, n))
     widths = tuple(round(float(w), 2) for w in rng.uniform(2.0, 3.2, n))
-    sigma = float(NOISE_SIGMAS[int(rng.integers(len(NOISE_SIGMAS)))]) if rng.random() < 0.5 else 0.0
+    sigma = noise.gaussian_sigma if rng.random() < noise.gaussian_p else 0.0
+    speckle = noise.salt_pepper_share if rng.random() < noise.salt_pepper_p else 0.0
+    textured = rng.random(n) < noise.perlin_p
+    shapes = figure.shapes
+    perlin = tuple(i for i in range(n) if textured[i] and (shapes[i].closed or shapes[i].kind == "line"))
+    params = (noise.perlin_cells, noise.perlin_power, noise.perlin_bias) if perlin else (0, 0.0, 0.0)
+    plain = Style(greys, widths, True, sigma, speckle, perlin, params)
     if not effects:
-        return Style(greys, widths, True, sigma)
+        return plain
     amplitude = round(float(rng.uniform(0.5, 1.0)) * TEXTURE_MAX, 2)
     cells = int(rng.integers(TEXTURE_CELLS[0], TEXTURE_CELLS[1] + 1))
     occluders = []
@@ -96,29 +107,12 @@ def choose_style(figure: Figure, rng: np.random.Generator, effects: bool = False
         dx, dy = 0.5 * length * math.cos(ang), 0.5 * length * math.sin(ang)
         width = float(rng.uniform(*OCCLUDER_WIDTH))
         occluders.append(tuple(round(v, 2) for v in (x - dx, y - dy, x + dx, y + dy, width)))
-    return Style(greys, widths, True, sigma, amplitude, cells, tuple(occluders))  # type: ignore[arg-type]
-
-
-def _fade(t: np.ndarray) -> np.ndarray:
-    return t * t * t * (t * (t * 6 - 15) + 10)
+    return replace(plain, texture=amplitude, texture_cells=cells, occluders=tuple(occluders))  # type: ignore[arg-type]
 
 
 def perlin(cells: int, size: int, rng: np.random.Generator) -> np.ndarray:
     """Return a (size, size) Perlin gradient-noise field on a `cells` x `cells` lattice, scaled into [-1, 1]."""
-    angles = rng.uniform(0, 2 * math.pi, (cells + 1, cells + 1))
-    gx, gy = np.cos(angles), np.sin(angles)
-    t = (np.arange(size) + 0.5) * (cells / size)
-    i = np.floor(t).astype(int)
-    f = t - i
-    ix, iy, fx, fy = i[None, :], i[:, None], f[None, :], f[:, None]
-
-    def corner(dy: int, dx: int) -> np.ndarray:
-        return gx[iy + dy, ix + dx] * (fx - dx) + gy[iy + dy, ix + dx] * (fy - dy)
-
-    u, v = _fade(fx), _fade(fy)
-    top = corner(0, 0) + u * (corner(0, 1) - corner(0, 0))
-    bottom = corner(1, 0) + u * (corner(1, 1) - corner(1, 0))
-    field = top + v * (bottom - top)
+    field = gradient_noise(cells, size, rng)
     return field / max(float(np.abs(field).max()), 1e-9)
 
 
@@ -204,16 +198,59 @@ def render(figure: Figure, style: Style, rng: np.random.Generator) -> np.ndarray
             ctx.line_to(x1, y1)
             ctx.stroke()
     surface.flush()
-    stride = surface.get_stride()
-    alpha = np.frombuffer(surface.get_data(), dtype=np.uint8).reshape(SIZE, stride)[:, :SIZE]
-    if style.noise_sigma <= 0 and style.texture <= 0:
+    alpha = _alpha(surface)
+    if style.noise_sigma <= 0 and style.texture <= 0 and not style.perlin_shapes and style.salt_pepper <= 0:
         return np.bitwise_not(alpha)  # 255 - alpha for bytes
     image = 255 - alpha.astype(np.int16)
+    mask = _perlin_mask(figure, style) if style.perlin_shapes else None
+    if mask is not None:
+        x0, y0, x1, y1 = box = _textured_box(figure, style)  # the texture is only computed where it is used
+        image[y0:y1, x0:x1] -= perlin_darkening(*style.perlin, rng, box) * mask[y0:y1, x0:x1]
     if style.texture > 0:
-        image -= _texture(style, rng)  # darkens by at most TEXTURE_MAX: the background stays far from DARK
+        texture = _texture(style, rng)  # darkens by at most TEXTURE_MAX: the background stays far from DARK
+        image -= texture if mask is None else texture * (1 - mask)  # never on top of the paper's texture
     if style.noise_sigma > 0:
-        image += _noise_table(style.noise_sigma)[rng.integers(0, 1 << 16, image.shape, dtype=np.uint16)]
-    return np.clip(image, 0, 255).astype(np.uint8)
+        image += gaussian(image.shape, style.noise_sigma, rng)
+    out = np.clip(image, 0, 255).astype(np.uint8)
+    if style.salt_pepper > 0:
+        salt_and_pepper(out, style.salt_pepper, rng)
+    return out
+
+
+def _alpha(surface: cairo.ImageSurface) -> np.ndarray:
+    """Return an A8 surface's pixels as a (SIZE, SIZE) uint8 view."""
+    stride = surface.get_stride()
+    return np.frombuffer(surface.get_data(), dtype=np.uint8).reshape(SIZE, stride)[:, :SIZE]
+
+
+def _textured_box(figure: Figure, style: Style) -> tuple[int, int, int, int]:
+    """Return the pixel box (x0, y0, x1, y1) around the textured shapes, on multiples of 4 px, within the image."""
+    boxes = [figure.shapes[i].box for i in style.perlin_shapes]
+    lo = to_pixels(np.array([[min(b[0][0] for b in boxes), max(b[1][1] for b in boxes)]]))[0] - 4
+    hi = to_pixels(np.array([[max(b[1][0] for b in boxes), min(b[0][1] for b in boxes)]]))[0] + 4
+    x0, y0 = (max(0, 4 * int(v // 4)) for v in lo)
+    x1, y1 = (min(SIZE, 4 * int(-(-v // 4))) for v in hi)
+    return x0, y0, x1, y1
+
+
+def _perlin_mask(figure: Figure, style: Style) -> np.ndarray:
+    """Return 1 inside the textured shapes (closed shapes filled, lines along their stroke), else 0, as int16."""
+    surface = cairo.ImageSurface(cairo.FORMAT_A8, SIZE, SIZE)
+    ctx = cairo.Context(surface)
+    for i in style.perlin_shapes:
+        shape = figure.shapes[i]
+        pts = to_pixels(shape.array)
+        ctx.move_to(float(pts[0, 0]), float(pts[0, 1]))
+        for x, y in pts[1:].tolist():
+            ctx.line_to(x, y)
+        if shape.closed:
+            ctx.close_path()
+            ctx.fill()
+        else:
+            ctx.set_line_width(style.widths[i])
+            ctx.stroke()
+    surface.flush()
+    return (_alpha(surface) > 128).astype(np.int16)
 
 
 def encode_jpeg(image: np.ndarray) -> bytes:

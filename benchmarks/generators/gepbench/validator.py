@@ -6,24 +6,33 @@ pixels in a band around each shape's outline (at half resolution), and measures 
   touching/crossing groups (a shape missing, merged by a near-touch, or split shows up here);
 - visible: every shape's outline is covered by dark pixels;
 - span and area: the shape's pixel extent, and its filled pixel area, are nearest to the answer's value;
-- quadrant, region, area order: centroids and areas measured from pixels put shapes where the answer says.
+- quadrant, region, direction, area order: centroids and areas measured from pixels put shapes where the
+  answer says.
+Noise: isolated dark pixels (salt-and-pepper specks, and the rare Gaussian speck inside a shape darkened by the
+paper's Perlin texture) are dropped before measuring, and a group of fewer than MIN_GROUP pooled cells is not a
+stroke group.
 Relationship questions have no pixel check (reported as unchecked). A question any check contradicts is dropped.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw
 
+from benchmarks.generators.gepbench.context import REGIONS, Question
 from benchmarks.generators.gepbench.labeling import count_components
 from benchmarks.generators.gepbench.placement import Figure
-from benchmarks.generators.gepbench.questions import REGIONS, Question
 from benchmarks.generators.gepbench.render import SIZE, to_pixels
+from benchmarks.generators.gepbench.wording import DIRECT_DIRECTIONS
 
 DARK = 200  # pixels darker than this are stroke
+MIN_GROUP = 3  # pooled cells: smaller dark specks are noise, not a stroke group
+DIRECT_TRUE = math.radians(30)  # "directly to the left of" holds when measured within this angle ...
+DIRECT_FALSE = math.radians(40)  # ... and is false when measured at least this far off (or behind)
 HALF = SIZE // 2  # shapes are measured at half resolution
 HALF_BAND = 5  # half-resolution px: width of the band around an outline whose dark pixels belong to that shape
 POOL = 4
@@ -68,12 +77,22 @@ def _fill_inside(m: np.ndarray) -> np.ndarray:
     return inside
 
 
+def _despeckle(dark: np.ndarray) -> np.ndarray:
+    """Return the dark mask without isolated pixels (no dark 8-neighbour): salt-and-pepper specks, not strokes."""
+    d = dark.view(np.uint8)
+    rows = np.zeros_like(d)
+    rows[1:-1] = d[:-2] + d[1:-1] + d[2:]  # dark pixels in each 3-high column window
+    block = np.zeros_like(d)
+    block[:, 1:-1] = rows[:, :-2] + rows[:, 1:-1] + rows[:, 2:]  # ... and in each 3x3 window
+    return dark & (block >= 2)
+
+
 class PixelValidator:
     """Measures a rendered figure; `verdict(question)` checks one question against the measurements."""
 
     def __init__(self, image: np.ndarray, figure: Figure, widths: tuple[float, ...] | None = None) -> None:
         self.figure = figure
-        self.dark = np.asarray(image) < DARK
+        self.dark = _despeckle(np.asarray(image) < DARK)
         self.widths = widths if widths is not None else (2.5,) * len(figure.shapes)
         self._shapes: dict[int, ShapePixels] = {}
         self._groups: int | None = None
@@ -87,7 +106,7 @@ class PixelValidator:
             # 2 neighbouring bytes of a row viewed as one uint16, non-zero when either is dark
             pairs = np.ascontiguousarray(self._half()).view(np.uint16).reshape(HALF, HALF // 2) != 0
             pooled = pairs.reshape(SIZE // POOL, 2, SIZE // POOL).any(axis=1)
-            self._groups = count_components(pooled, min_size=3)
+            self._groups = count_components(pooled, min_size=MIN_GROUP)
         return self._groups
 
     def shape(self, index: int) -> ShapePixels:
@@ -205,6 +224,14 @@ class PixelValidator:
             right, upper = REGIONS[name] if name in REGIONS else (name.endswith("right"), name.startswith("upper"))
             inside = (right is None or (cx > ox) == right) and (upper is None or (cy > oy) == upper)
             return inside == check["expect"], [round(cx, 4), round(cy, 4)]
+        if kind == "direction":
+            (cx, cy), (ox, oy) = self.shape(check["shape"]).centroid, self.shape(check["of"]).centroid
+            ux, uy = DIRECT_DIRECTIONS[check["direction"][len("directly to the ") : -len(" of")]]
+            along, across = (cx - ox) * ux + (cy - oy) * uy, abs((cx - ox) * uy - (cy - oy) * ux)
+            angle = math.atan2(across, along)
+            holds = along > 0 and angle <= DIRECT_TRUE
+            fails = along <= 0 or angle >= DIRECT_FALSE
+            return (holds if check["expect"] else fails), round(math.degrees(angle), 1)
         if kind == "area_order":
             a, b = self.shape(check["shape"]).area, self.shape(check["of"]).area
             holds = (a > b) == check["larger"]

@@ -165,3 +165,20 @@ def test_report_counts(generated: Path, capsys: pytest.CaptureFixture[str]) -> N
     total = len(read_items(generated))
     assert f"all{'':<21}{total:>7}" in out
     assert io.StringIO(out).readline().split()[:2] == ["group", "n"]
+
+
+def test_style_and_noise_options(tmp_path: Path) -> None:
+    runner = CliRunner()
+    out = tmp_path / "m"
+    done = runner.invoke(app, ["gen", "gepbench", "--n", "2", "--level", "hard", "--style", "mcot", "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    assert {i.meta["wording"] for i in read_items(out)} == {"mcot"}
+    summary = json.loads((out / SUMMARY_FILE).read_text())
+    assert summary["style"] == "mcot" and summary["noise"]["model"] == "paper"
+    quiet = tmp_path / "quiet"
+    assert gen_gepbench(quiet, 2, 0, "hard", False, noise="none") == 0
+    assert all(i.meta["style"]["noise_sigma"] == 0 and "perlin" not in i.meta["style"] for i in read_items(quiet))
+    for option, value in (("--style", "fancy"), ("--noise", "loud")):
+        bad = runner.invoke(app, ["gen", "gepbench", "--n", "2", option, value, "--out", str(tmp_path / "x")])
+        assert bad.exit_code == 2 and option in bad.output
+    assert not (tmp_path / "x").exists()

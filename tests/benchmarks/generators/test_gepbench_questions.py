@@ -1,4 +1,5 @@
-"""Questions of the GePBench engine: letter balance, near-threshold exclusions, grammar, distractors, validator."""
+"""Questions of the GePBench engine (mcot style; test_gepbench_styles.py holds the public style): letter balance,
+near-threshold exclusions, grammar, distractors, validator."""
 
 import math
 import re
@@ -26,9 +27,9 @@ from benchmarks.generators.gepbench.validator import PixelValidator
 
 @pytest.fixture(scope="module")
 def results() -> list[FigureResult]:
-    """About 2,000 questions: 100 easy and 100 hard figures with one shared balancer."""
+    """About 2,800 questions: 100 easy and 100 hard figures with one shared balancer, mcot style."""
     balancer = LetterBalancer()
-    return [make_figure(level, i, 7, balancer) for level in ("easy", "hard") for i in range(100)]
+    return [make_figure(level, i, 7, balancer, wording="mcot") for level in ("easy", "hard") for i in range(100)]
 
 
 def _questions(results: list[FigureResult]) -> list[tuple[FigureResult, Question]]:
@@ -203,9 +204,10 @@ def test_component_counts() -> None:
 
 def test_questions_follow_the_balancer_state() -> None:
     fig = make_figure("easy", 0, 1, LetterBalancer()).figure
-    a = make_questions(fig, np.random.default_rng(1), LetterBalancer())
-    b = make_questions(fig, np.random.default_rng(1), LetterBalancer())
-    assert [(q.text, q.choices, q.answer) for q in a] == [(q.text, q.choices, q.answer) for q in b]
+    for style in ("public", "mcot"):
+        a = make_questions(fig, np.random.default_rng(1), LetterBalancer(), style)
+        b = make_questions(fig, np.random.default_rng(1), LetterBalancer(), style)
+        assert [(q.text, q.choices, q.answer) for q in a] == [(q.text, q.choices, q.answer) for q in b]
 
 
 def test_frequency_answers_match_the_description(results: list[FigureResult]) -> None:

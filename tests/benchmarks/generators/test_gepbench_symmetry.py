@@ -103,7 +103,7 @@ def test_a_mirrored_pair_is_asked_about_as_the_two_triangles() -> None:
     fig = _mirrored_figure()
     asked = 0
     for k in range(12):
-        for q in make_questions(fig, np.random.default_rng(k), LetterBalancer()):
+        for q in make_questions(fig, np.random.default_rng(k), LetterBalancer(), "mcot"):
             if q.aspect != "relationship":
                 continue
             assert q.text == "What is the relationship between the two triangles in the image?"
@@ -111,3 +111,6 @@ def test_a_mirrored_pair_is_asked_about_as_the_two_triangles() -> None:
             assert "similar" not in q.choices and q.answer < 3
             asked += 1
     assert asked >= 6
+    for k in range(4):  # the public engine never asks about symmetry: nor does the public style
+        public = make_questions(fig, np.random.default_rng(k), LetterBalancer(), "public")
+        assert not any("symmetric" in q.choices or "two triangles" in q.text for q in public)
