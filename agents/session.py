@@ -121,6 +121,9 @@ class Session:
         prompt = load_prompt("system.canvas.txt").render(
             width=self.canvas.width, height=self.canvas.height, max_steps=self.budget.max_steps
         )
+        if any(drawn_by(name) == "tool" for name in self.tools.names):
+            # only an arm that offers domain tools is told about them: the canvas arm's prompt names none
+            prompt += "\n\n" + load_prompt("system.domain-tools.txt").render()
         self.messages = [system(prompt), user(note, image, *extra, task)]
 
     def _open_canvas(self, path: Path | None) -> Any:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
@@ -166,7 +167,7 @@ def extract_choice(text: str, choices: Sequence[str] | None = None, *, n_choices
     explicit = [hit for hit in explicit if hit[0] not in negated]
     standalone = [
         (match.start(), match.group(0))
-        for match in re.finditer(rf"(?<![A-Za-z0-9_'’\\]])[{letters}](?![A-Za-z0-9_'’])", cleaned)
+        for match in re.finditer(rf"(?<![A-Za-z0-9_'’\\])[{letters}](?![A-Za-z0-9_'’])", cleaned)
         if match.start() not in negated and not _is_article(cleaned, match.start())
     ]
     if explicit:
@@ -200,6 +201,69 @@ def _choice_text_letter(text: str, choices: Sequence[str]) -> str | None:
     if len(distinct) == 1:
         return _LETTERS[distinct[0][0]]
     return None
+
+
+# ------------------------------------------------------------------------- option letters, two readings
+
+
+def option_letters(choices: Sequence[str] | None, *, default: int = 4) -> str:
+    """Return the option letters of an item: one per choice from A (A–D for `default` 4 without choices)."""
+    count = len(choices) if choices else default
+    return _LETTERS[: max(1, min(count, len(_LETTERS)))]
+
+
+def _latin_or_digit(char: str) -> bool:
+    """True when `char` is a Latin letter (any case, accented, full-width) or a decimal digit."""
+    return char.isdecimal() or (char.isalpha() and "LATIN" in unicodedata.name(char, ""))
+
+
+def last_standalone_letter(text: str, letters: str = "ABCD") -> str | None:
+    """Return the last upper-case option letter in `text` that no Latin letter or digit touches, or None.
+
+    The published GePBench rule: punctuation, spaces, markup and CJK characters around a letter leave it
+    standalone (`(C)`, `**C**`, `\\boxed{C}`, `选C`, `答案是C。` read C); a letter inside a word or a number
+    (`CAT`, `B2`) is not one. Only `letters` count (an item's options); lower-case letters never do.
+    """
+    for index in range(len(text) - 1, -1, -1):
+        if text[index] not in letters:
+            continue
+        before = text[index - 1] if index > 0 else ""
+        after = text[index + 1] if index + 1 < len(text) else ""
+        if not (before and _latin_or_digit(before)) and not (after and _latin_or_digit(after)):
+            return text[index]
+    return None
+
+
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+_LOWER_LETTER = re.compile(
+    r"(?:^|(?i:final\s+answer|answer|option|choice)\s*(?:is\s*)?[:：]?|(?:答案|选项|选择|选)\s*(?:是|为)?\s*[:：]?)"
+    r"[\s(\[（【*]*([a-h])[\s)\]）】*]*[.。!！]?\s*$"
+)
+
+
+def extract_choice_robust(text: str, choices: Sequence[str] | None = None) -> tuple[str | None, str]:
+    """Return (letter, rule) of mcot's robust reading of a choice response; (None, "no-letter") without one.
+
+    `extract_choice` first (boxed letter, explicit statements not negated, echoes removed, last standalone
+    letter; rule "letter", or "choice-text" when only a choice text decided); then the one choice text with
+    CJK characters read as spaces (`有4个圆`; "choice-text"); then a lone lower-case option letter ending the
+    response, alone or after an answer marker (`b`, `(b)`, `Answer: c`, `答案：b`; rule "lower-case").
+    """
+    letters = option_letters(choices)
+    letter = extract_choice(text, choices)
+    if letter is not None:
+        by_letter = extract_choice(text, None, n_choices=len(letters))
+        return letter, "letter" if by_letter == letter else "choice-text"
+    if choices:
+        spaced = _CJK.sub(" ", text)
+        if spaced != text:
+            mapped = _choice_text_letter(spaced, choices)
+            if mapped is not None:
+                return mapped, "choice-text"
+    lower = _LOWER_LETTER.search(text.strip())
+    if lower and lower.group(1).upper() in letters:
+        return lower.group(1).upper(), "lower-case"
+    return None, "no-letter"
 
 
 # ------------------------------------------------------------------------------------------ yes / no
@@ -378,4 +442,240 @@ def extract_final_answer(text: str) -> str | None:
         value = matches[-1].group(1).strip().strip("*").strip()
         value = re.sub(r"[.。]\s*$", "", value)
         return value or None
+    return None
+
+
+# ------------------------------------------------------------------------------- critic answers (robust)
+
+_CANNOT = (
+    r"cannot\s+be\s+determined|can'?t\s+be\s+determined|can\s*not\s+be\s+determined|cannot\s+determine|"
+    r"can'?t\s+determine|can\s*not\s+determine|not\s+determinable|undetermined|indeterminate|uncertain|unclear|"
+    r"unsure|cannot\s+tell|can'?t\s+tell|unknown|无法确定|不能确定|无法判断|无法判定|难以确定|难以判断|不确定|不清楚|看不出"
+)
+_ANSWER_WORD = re.compile(
+    rf"(?P<cbd>{_CANNOT})(?![A-Za-z])|(?P<no>\bno\b|\bfalse\b|不是|没有|否|不|错误|错)|"
+    r"(?P<yes>\byes\b|\btrue\b|是的|是|正确|对|有)",
+    re.IGNORECASE,
+)
+_ANSWER_VALUES = {"cbd": 0.5, "no": 0.0, "yes": 1.0}
+_QUESTION_MARKER = re.compile(
+    r"(?<![A-Za-z0-9_.,/\\-])(?:(?:Q|Question|问题)\s*|第\s*)?([1-9])\s*(?:[.)．:：、]|题|\s+[-–—]\s)(?!\d)",
+    re.IGNORECASE,
+)
+_NOT_ANSWERS = re.compile(
+    r"^[ \t>*#-]*(?:total\s+score|reality\s+(?:assessment\s+)?score|authenticity\s+score|aesthetic|"
+    r"instruction|consistency|fidelity|总分|美学|美观|审美|指令|一致性).*$|"
+    r"(?:total\s+score|reality\s+assessment\s+score|总分).*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_STOP = "\x00"
+
+
+def _answer_word_value(match: re.Match[str]) -> float:
+    return next(_ANSWER_VALUES[name] for name, text in match.groupdict().items() if text)
+
+
+def _leading_answer(segment: str) -> float | None:
+    """Return the answer a segment opens with ("Yes, because ..." → 1.0), None when it opens otherwise."""
+    stripped = re.sub(r"^[\s*_\"'“”‘’(\[【「:：-]+", "", segment)
+    match = _ANSWER_WORD.match(stripped)
+    if match is None:
+        return None
+    following = stripped[match.end() :].lstrip(" *_\"'”’)]】」")
+    if following[:1] in ("/", "|") and _ANSWER_WORD.match(following[1:].lstrip()):
+        return None  # "Yes/No": the answer format, not an answer
+    return _answer_word_value(match)
+
+
+def _segment_answer(segment: str) -> float | None:
+    """Return the answer in the text that follows a question number (echoed question skipped)."""
+    segment = segment.split(_STOP, 1)[0]
+    segment = re.sub(r"<[^<>]*>", " ", segment)  # "<Yes|No|Cannot be determined>": a placeholder
+    value = _leading_answer(segment)
+    if value is not None:
+        return value
+    mark = re.search(r"[?？]", segment)
+    if mark is not None:
+        return _leading_answer(segment[mark.end() :]) or _first_answer(segment[mark.end() :])
+    return _first_answer(segment)
+
+
+def _first_answer(text: str) -> float | None:
+    match = _ANSWER_WORD.search(text)
+    if match is None:
+        return None
+    following = text[match.end() :].lstrip(" *")
+    if following[:1] in ("/", "|"):
+        return None
+    return _answer_word_value(match)
+
+
+def _answer_only_line(line: str) -> list[float] | None:
+    """Return the answers of a line that holds nothing but answers (label, numbers, separators allowed)."""
+    body = re.sub(r"^[^:：\n]{0,40}[:：]", "", line.strip()) if re.search(r"[:：]", line) else line
+    words = list(_ANSWER_WORD.finditer(body))
+    if not words:
+        return None
+    rest = _ANSWER_WORD.sub(" ", body)
+    rest = re.sub(r"(?:Q|Question|问题|第)?\s*[1-9]\s*(?:[.)．:：、]|题)?", " ", rest, flags=re.IGNORECASE)
+    if re.search(r"[^\s,;，；、|/.。*_()\[\]【】\"'“”-]", rest):
+        return None
+    return [_answer_word_value(word) for word in words]
+
+
+def read_answer_list(text: str, count: int = 5) -> list[float | None]:
+    """Return the Yes (1) / No (0) / Cannot be determined (0.5) answers to questions 1..count, None where missing.
+
+    Reads, in order: a JSON reply (the GOBench repository's `realityAnswers_Eval`, an `answers` list, keys
+    "1".."count" or a bare list); numbered answers ("1. Yes", "**Q2:** No", "3) 无法确定", "第4题：是",
+    "1. Is there ...? Yes"); a line holding only the answers ("Reality: Yes, No, Yes, Yes, Cannot be
+    determined"); lines each holding one answer. Score and rating lines are never read as answers, so
+    "Total Score: 4.5 (no issues)" is neither question 4 nor a No; "Yes/No" and "<Yes|No>" are formats,
+    not answers.
+    """
+    data = extract_json(text)
+    if data is not None:
+        found = _answers_from_json(data, count)
+        if found is not None and None not in found:
+            return found
+    cleaned = text.replace("**", "").replace("__", "")
+    cleaned = _NOT_ANSWERS.sub(_STOP, cleaned)
+    answers: list[float | None] = [None] * count
+    markers = list(_QUESTION_MARKER.finditer(cleaned))
+    for index, marker in enumerate(markers):
+        number = int(marker.group(1))
+        before = cleaned[max(0, marker.start() - 8) : marker.start()]
+        if not 1 <= number <= count or re.search(r"(?:step|part|point)\s*$", before, re.IGNORECASE):
+            continue  # "Step 1:" numbers reasoning, not an answer
+        stop = markers[index + 1].start() if index + 1 < len(markers) else len(cleaned)
+        value = _segment_answer(cleaned[marker.end() : stop])
+        if value is not None:
+            answers[number - 1] = value
+    if None not in answers:
+        return answers
+    for line in cleaned.splitlines():
+        listed = _answer_only_line(line.replace(_STOP, ""))
+        if listed is not None and len(listed) == count:
+            return list(listed)
+    singles = [_answer_only_line(line) for line in cleaned.splitlines() if _STOP not in line]
+    ones = [values[0] for values in singles if values is not None and len(values) == 1]
+    if len(ones) == count and all(value is None for value in answers):
+        return list(ones)
+    return answers
+
+
+def _answers_from_json(data: object, count: int) -> list[float | None] | None:
+    if isinstance(data, dict):
+        for key, value in data.items():
+            name = re.sub(r"[^a-z]", "", str(key).lower())
+            if isinstance(value, list) and any(
+                part in name for part in ("realityanswers", "answers", "authenticity", "reality", "questions")
+            ):
+                return _answers_from_json(value, count)
+        numbered = {re.sub(r"\D", "", str(key)): value for key, value in data.items() if re.search(r"\d", str(key))}
+        if any(str(i) in numbered for i in range(1, count + 1)):
+            return [_json_answer(numbered.get(str(i))) for i in range(1, count + 1)]
+        for value in data.values():
+            if isinstance(value, dict):
+                found = _answers_from_json(value, count)
+                if found is not None:
+                    return found
+        return None
+    if isinstance(data, list) and data and not isinstance(data[0], dict | list):
+        values = [_json_answer(value) for value in data[:count]]
+        return values + [None] * (count - len(values))
+    return None
+
+
+def _json_answer(value: object) -> float | None:
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int | float) and value in (0, 0.5, 1):
+        return float(value)
+    if isinstance(value, str):
+        return _leading_answer(value)
+    return None
+
+
+_RATING_RANGE = re.compile(
+    r"\(\s*(?:on\s+a\s+scale\s+of\s+)?1\s*(?:-|–|—|~|to)\s*5\s*\)|"
+    r"(?:on\s+)?(?:a\s+)?scale\s+(?:of|from)\s+1\s*(?:\([^)]*\))?\s*(?:-|–|—|~|to)\s*5(?:\s*\([^)]*\))?|"
+    r"(?<![\d.])1\s*(?:-|–|—|~|to)\s*5(?!\d|\.\d)|\b(?:question|part|step|q)\s*\d+|^\s*\d+[.)]\s",
+    re.IGNORECASE | re.MULTILINE,
+)
+_RATING_NUMBER = r"(\d+(?:\.\d+)?)"
+
+
+def read_labelled_rating(text: str, labels: str, stops: str = "") -> float | None:
+    """Return the 1–5 rating given after a label, or None.
+
+    `labels` is a regular expression naming the rating (e.g. `aesthetics?(?:\\s+rating)?`); `stops` one naming
+    the other parts of the reply, where a rating's text ends. A JSON reply is read by key (any key containing a
+    label word, e.g. the GOBench repository's `aestheticsRating_Eval`). In text, the first labelled passage
+    holding a rating wins; the passage runs into the next paragraph ("Aesthetics Rating:" then the rating after
+    a blank line) up to the next label. The label's own scale ("Rating (1-5)", "on a scale of 1 to 5") is never
+    the rating; "4/5", "4 out of 5", "**4**" and "4分" read 4; a number outside 1–5 right after the label is no
+    rating.
+    """
+    label_re = re.compile(labels, re.IGNORECASE)
+    data = extract_json(text)
+    if isinstance(data, dict):
+        found = _rating_from_json(data, label_re)
+        if found is not None:
+            return found
+    cleaned = re.sub(r"[*#`]+|__", "", text)
+    boundary = re.compile(f"(?:{labels}){'|' + stops if stops else ''}", re.IGNORECASE)
+    for label in label_re.finditer(cleaned):
+        following = boundary.search(cleaned, label.end())
+        window = cleaned[label.end() : following.start() if following else len(cleaned)]
+        value = _window_rating(_RATING_RANGE.sub(" ", window))
+        if value is not None:
+            return value
+    return None
+
+
+def _window_rating(window: str) -> float | None:
+    immediate = re.match(
+        rf"^[\s:：=\-–—(（]*(?:(?:is|of|would\s+be|:)\s*)?{_RATING_NUMBER}(?!\.\d|\d)", window, re.IGNORECASE
+    )
+    if immediate is not None:
+        value = float(immediate.group(1))
+        return value if 1 <= value <= 5 else None
+    patterns = (
+        rf"(?<![\d.]){_RATING_NUMBER}\s*(?:/|out\s+of|of)\s*5(?!\d|\.\d)|(?<![\d.]){_RATING_NUMBER}\s*分",
+        rf"(?:rating|score|rate|rated|give|gave|grade|评分|打分|得分)\s*(?:it|this|the\s+image|is|of|as|a|an|:|：|=|\s)*"
+        rf"{_RATING_NUMBER}(?![\d%]|\.\d)",
+        rf"(?<![\d.\w]){_RATING_NUMBER}(?![\d%\w]|\.\d)",
+    )
+    for pattern in patterns:
+        match = re.search(pattern, window, re.IGNORECASE)
+        if match is not None:
+            value = float(next(group for group in match.groups() if group))
+            if 1 <= value <= 5:
+                return value
+    return None
+
+
+def _rating_from_json(data: dict[str, object], label_re: re.Pattern[str]) -> float | None:
+    for key, value in data.items():
+        readable = re.sub(r"(?<=[a-z])(?=[A-Z])|_", " ", str(key))
+        if label_re.search(readable) or label_re.search(str(key)):
+            number = _json_rating(value)
+            if number is not None:
+                return number
+    for value in data.values():
+        if isinstance(value, dict):
+            found = _rating_from_json(value, label_re)
+            if found is not None:
+                return found
+    return None
+
+
+def _json_rating(value: object) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value) if 1 <= value <= 5 else None
+    if isinstance(value, str):
+        return _window_rating(value)
     return None

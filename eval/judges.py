@@ -10,10 +10,11 @@ the reply, never an exception and never a verdict.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -147,7 +148,10 @@ class JudgeCache:
 
 @dataclass(frozen=True)
 class JudgeReply:
-    """One judgement: the parsed value or an error, the raw output, the prompt hash and whether it was cached."""
+    """One judgement: the parsed value or an error, the raw output, the prompt hash and whether it was cached.
+
+    `attempts` holds every try of a retried call (`ask_judge_retrying`): {"raw", "error", "temperature"} each.
+    """
 
     value: Any
     raw: str | None
@@ -156,6 +160,7 @@ class JudgeReply:
     template: str
     template_sha256: str
     cached: bool
+    attempts: tuple[dict[str, Any], ...] = ()
 
     def record(self, spec: str) -> dict[str, Any]:
         """Return the `judge` field of a score line."""
@@ -169,7 +174,18 @@ class JudgeReply:
         }
         if self.error:
             record["error"] = self.error
+        if len(self.attempts) > 1:
+            record["attempts"] = list(self.attempts)
         return record
+
+
+def accepts_temperature(judge: JudgeModel) -> bool:
+    """Return True when the judge's `ask` takes a `temperature` keyword (then retries can raise it)."""
+    try:
+        parameters = inspect.signature(judge.ask).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "temperature" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
 
 
 async def ask_judge(
@@ -179,9 +195,15 @@ async def ask_judge(
     *,
     cache: JudgeCache | None = None,
     images: Sequence[bytes] = (),
+    temperature: float | None = None,
     **values: object,
 ) -> JudgeReply:
-    """Return the judge's parsed verdict on the rendered template (cached; errors kept in the reply)."""
+    """Return the judge's parsed verdict on the rendered template (cached; errors kept in the reply).
+
+    `temperature` is passed to a judge whose `ask` takes one (`accepts_temperature`); None asks at the judge's
+    own temperature (0 for `mcot.judging`). The cache key does not hold the temperature: a parsable reply is
+    reused whatever temperature it was asked at.
+    """
     prompt = template.render(**values)
     prompt_sha = hashlib.sha256(prompt.encode("utf-8")).hexdigest()
     key = JudgeCache.key(judge.spec, template.sha256, prompt, images)
@@ -189,7 +211,10 @@ async def ask_judge(
     cached = raw is not None
     if raw is None:
         try:
-            raw = await judge.ask(prompt, tuple(images))
+            if temperature is not None and accepts_temperature(judge):
+                raw = await judge.ask(prompt, tuple(images), temperature=temperature)  # type: ignore[call-arg]
+            else:
+                raw = await judge.ask(prompt, tuple(images))
         except Exception as exc:  # a judge backend may fail in any way; the score records it
             reason = f"judge call failed: {type(exc).__name__}: {exc}"
             return JudgeReply(None, None, reason, prompt_sha, template.name, template.sha256, False)
@@ -200,6 +225,37 @@ async def ask_judge(
     if cache is not None and not cached:
         cache.put(key, raw, spec=judge.spec, template=template.name, template_sha256=template.sha256)
     return JudgeReply(value, raw, None, prompt_sha, template.name, template.sha256, cached)
+
+
+async def ask_judge_retrying(
+    judge: JudgeModel,
+    template: Template,
+    parse: Callable[[str], Any],
+    *,
+    tries: int,
+    temperature_step: float = 0.0,
+    cache: JudgeCache | None = None,
+    images: Sequence[bytes] = (),
+    **values: object,
+) -> JudgeReply:
+    """Return the first parsable reply of up to `tries` calls (try k asked at temperature k × step), else the last error.
+
+    A failed call or an unparsable reply is tried again; the reply keeps every try in `attempts` (temperature
+    None where the judge's `ask` takes no temperature and so answers at its own), and after `tries` failures
+    its `error` says so.
+    """
+    attempts: list[dict[str, Any]] = []
+    reply: JudgeReply | None = None
+    settable = accepts_temperature(judge)
+    for k in range(max(1, tries)):
+        temperature = k * temperature_step
+        reply = await ask_judge(judge, template, parse, cache=cache, images=images, temperature=temperature, **values)
+        attempts.append({"raw": reply.raw, "error": reply.error, "temperature": temperature if settable else None})
+        if reply.error is None:
+            return replace(reply, attempts=tuple(attempts))
+    assert reply is not None
+    error = f"{len(attempts)} tries failed; the last: {reply.error}"
+    return replace(reply, error=error, attempts=tuple(attempts))
 
 
 # ------------------------------------------------------------------------------------------- parsers
@@ -221,6 +277,27 @@ def parse_binary(raw: str) -> int:
             if isinstance(value, str) and value.strip() in ("0", "1"):
                 return int(value.strip())
     raise JudgeError(f"expected a verdict of exactly 0 or 1, got {raw[:80]!r}")
+
+
+def parse_verdict_exact(raw: str) -> int:
+    """Return 0 or 1 from a verdict reply that is exactly `0` or `1` once trimmed (RBench-V's official parse)."""
+    text = raw.strip()
+    if text in ("0", "1"):
+        return int(text)
+    raise JudgeError(f"expected a verdict of exactly 0 or 1, got {raw[:80]!r}")
+
+
+def parse_extraction_whole(raw: str) -> str:
+    """Return the judge's extraction reply trimmed, a leading "Final answer:" label dropped (RBench-V official).
+
+    The whole reply is the extracted answer, several lines included; a reply of NONE stays "NONE" (the verdict
+    judge then reads it as no answer). Raise JudgeError on an empty reply.
+    """
+    text = raw.strip()
+    text = re.sub(r"^(?:final answer|extracted answer)\s*[:：]\s*", "", text, flags=re.IGNORECASE).strip()
+    if not text:
+        raise JudgeError("the extraction judge replied with nothing")
+    return text
 
 
 def parse_extraction(raw: str) -> str | None:

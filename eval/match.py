@@ -224,3 +224,35 @@ def match_answer(
             equal = numbers_equal(got.value * got.factor, want.value * want.factor, rel_tol)
         return Match(equal, "numeric", details)
     return Match(None, "undecided")
+
+
+_PI = ("π", "\\pi", "pi")
+
+
+def angle_radians(text: str) -> tuple[float, bool] | None:
+    """Return (the angle of `text` in radians, whether it carries an angle unit), or None when it is no angle.
+
+    `30°`, `30^\\circ`, `30 deg`, `0.52 rad` carry a unit; a bare number written with π (`\\frac{\\pi}{6}`, `π/6`)
+    is read as radians without one. Any other bare number is not an angle (it is not read as degrees).
+    """
+    quantity = parse_quantity(text)
+    if quantity is None:
+        return None
+    if quantity.family == "angle":
+        return quantity.value * quantity.factor, True
+    if quantity.unit is None and any(mark in text for mark in _PI):
+        return quantity.value, False
+    return None
+
+
+def match_angle(extracted: str, answer: str, rel_tol: float = DEFAULT_REL_TOL) -> Match | None:
+    """Return the verdict comparing two angles in radians (rule "angle"), or None when that rule does not apply.
+
+    It applies when both sides read as angles (`angle_radians`) and at least one carries a unit, so that
+    `30°` equals `\\frac{\\pi}{6}` and `\\frac{\\pi}{6} rad`, and `45°` does not equal `π/6`.
+    """
+    got, want = angle_radians(extracted), angle_radians(answer)
+    if got is None or want is None or not (got[1] or want[1]):
+        return None
+    details = {"extracted_radians": got[0], "answer_radians": want[0], "rel_tol": rel_tol}
+    return Match(math.isclose(got[0], want[0], rel_tol=rel_tol, abs_tol=1e-12), "angle", details)

@@ -172,41 +172,48 @@ def scaled_proximity_score(model: float, human: float, delta: float = SPS_DELTA)
     return max(0.0, 1.0 - abs(model - human) / delta)
 
 
+GOBENCH_SPS_COUNTS = ["n", "errors", "unparsable", "no human scores", "averaged (auth. / aest. / fid.)"]
+"""The count columns of the SPS table: all pairs, run failures, replies with a dimension that could not be read,
+items without human scores, and how many items each dimension's mean is over."""
+
+
 def gobench_understanding_tables(scores: Sequence[Score]) -> list[Table]:
-    """Return the SPS table per dimension per mode, and PLCC/SRCC against human scores and between dimensions."""
-    failed = [s for s in scores if s.method == "error"]
-    items = [s for s in scores if "model_scores" in s.details]
-    sps = Table("GOBench understanding — Scaled Proximity Score (δ = 0.5, ×100)", ["Mode"])
-    sps.columns += [dim.capitalize() for dim in GOBENCH_DIMENSIONS] + [
-        f"unparsable {d[:5]}." for d in GOBENCH_DIMENSIONS
-    ]
-    sps.columns += ["n", "errors"]
+    """Return the SPS table (Overall and per dimension, with the counts behind each mean) per arm, PLCC/SRCC
+    against human scores, and PLCC/SRCC between dimensions.
+
+    Each dimension's mean is over the items whose score for it entered the mean (`details["sps"]`): the protocol
+    decides which (official: an item with any dimension unreadable leaves all three means; robust: only that
+    dimension's). A pair the run failed on (errors) leaves all three means, as VLMEvalKit treats a failed call;
+    it is counted. Overall is the mean of the three dimension means.
+    """
+    items = [s for s in scores if s.method == "error" or "model_scores" in s.details]
+    sps = Table(
+        "GOBench understanding — Scaled Proximity Score (δ = 0.5, ×100)",
+        ["Mode", "Overall", *(dim.capitalize() for dim in GOBENCH_DIMENSIONS), *GOBENCH_SPS_COUNTS],
+    )
     corr = Table("GOBench understanding — correlation with human scores (PLCC / SRCC)", ["Mode", *GOBENCH_DIMENSIONS])
-    for mode, group in by_mode([*items, *failed]).items():
-        row_sps, row_bad, row_corr = [mode], [], [mode]
-        errors = sum(1 for s in group if s.method == "error")
-        group = [s for s in group if s.method != "error"]
-        for dim in GOBENCH_DIMENSIONS:
-            values = [s.details["sps"][dim] for s in group if dim in s.details.get("sps", {})] + [0.0] * errors
-            row_sps.append(pct(sum(values) / len(values)) if values else "—")
-            row_bad.append(str(sum(1 for s in group if dim in s.details.get("unparsable", []))))
-            pairs = [
-                (s.details["model_scores"][dim], s.details["human_scores"][dim])
-                for s in group
-                if s.details["model_scores"].get(dim) is not None
-                and (s.details.get("human_scores") or {}).get(dim) is not None
-            ]
-            row_corr.append(_corr_cell(pairs))
-        sps.rows.append(row_sps + row_bad + [str(len(group) + errors), str(errors)])
-        corr.rows.append(row_corr)
-    sps.notes.append("an item whose answer for a dimension cannot be parsed is left out of that mean and counted")
-    if failed:
-        sps.notes.append("an item the run failed on (errors) scores 0 in each dimension's mean")
-    without = sum(1 for s in items if not s.details.get("human_scores"))
-    if without:
-        sps.notes.append(f"{without} item(s) have no human scores (convert with --scores) and have no SPS")
+    for mode, group in by_mode(items).items():
+        read = [s for s in group if s.method != "error"]
+        entered = {
+            dim: [s.details["sps"][dim] for s in read if dim in (s.details.get("sps") or {})]
+            for dim in GOBENCH_DIMENSIONS
+        }
+        means = [_mean(values) for values in entered.values()]
+        overall = None if None in means else sum(m for m in means if m is not None) / len(means)
+        human = [s for s in read if s.details.get("human_scores")]
+        counts = [
+            len(group),
+            len(group) - len(read),
+            sum(1 for s in human if s.details.get("unparsable")),
+            len(read) - len(human),
+        ]
+        averaged = " / ".join(str(len(values)) for values in entered.values())
+        sps.rows.append([mode, pct(overall), *(pct(m) for m in means), *(str(c) for c in counts), averaged])
+        corr.rows.append([mode, *(_corr_cell(_human_pairs(read, dim)) for dim in GOBENCH_DIMENSIONS)])
+    sps.notes = _gobench_sps_notes(items)
+    kept = [s for s in items if s.method != "error" and not s.details.get("left_out")]
     between = _between_dimensions(
-        "GOBench understanding — between dimensions, model scores (PLCC / SRCC)", items, "model_scores"
+        "GOBench understanding — between dimensions, model scores (PLCC / SRCC)", kept, "model_scores"
     )
     tables = [sps, corr, between]
     human_items = [s for s in items if s.details.get("human_scores")]
@@ -215,6 +222,39 @@ def gobench_understanding_tables(scores: Sequence[Score]) -> list[Table]:
             _between_dimensions("GOBench — between dimensions, human scores (PLCC / SRCC)", human_items, "human_scores")
         )
     return tables
+
+
+def _human_pairs(scores: Sequence[Score], dim: str) -> list[tuple[float, float]]:
+    """Return (model, human) scores of `dim` for the items whose score entered that dimension's mean."""
+    return [
+        (s.details["model_scores"][dim], s.details["human_scores"][dim])
+        for s in scores
+        if dim in (s.details.get("sps") or {})
+    ]
+
+
+def _gobench_sps_notes(scores: Sequence[Score]) -> list[str]:
+    protocols = {s.details.get("protocol") for s in scores if s.method != "error"}
+    notes = []
+    if "official" in protocols:
+        notes.append(
+            "official (VLMEvalKit): authenticity is the number on the reply's own `Total Score:` line, the ratings "
+            "the first number after `Aesthetics Rating` / `Instruction Consistency Rating`; a reply with any of "
+            "the three unreadable leaves all three means (counted in unparsable)"
+        )
+    if "robust" in protocols:
+        notes.append(
+            "robust: authenticity is the sum of the five answers (Yes 1, No 0, Cannot be determined 0.5); a "
+            "dimension that cannot be read leaves that dimension's mean only (counted in unparsable)"
+        )
+    notes.append(
+        "a pair the run failed on (errors) leaves all three means, as VLMEvalKit treats a failed call; "
+        "Overall = the mean of the three dimension means; averaged = the items each mean is over"
+    )
+    without = sum(1 for s in scores if s.method != "error" and not s.details.get("human_scores"))
+    if without:
+        notes.append(f"{without} item(s) have no human scores (convert with --scores) and have no SPS")
+    return notes
 
 
 def _corr_cell(pairs: Sequence[tuple[float, float]]) -> str:
@@ -265,12 +305,17 @@ OMNIPHYS_OBJECTIVE = ("single", "multi", "tf", "fill")
 
 
 def omniphys_table(scores: Sequence[Score]) -> Table:
-    """Return OmniPhys S1, S2, S3, P_obj, P_open (percent), the diagram mean, and the counts per arm.
+    """Return OmniPhys S1, S2, S3, P_obj and P_open (percent) with the judge failures beside each P, the diagram
+    mean, and the counts per arm.
 
-    A pair the run failed on scores 0 in every mean of its task kind (S1 and S2 for objective items, S3 for
-    open ones, the grade for diagrams) and counts in P_obj / P_open's denominators as not passing.
+    P_obj = objective items with S1 = S2 = 1 over all objective items; P_open = open items with S3 = 1 over all
+    open items. An item whose judge failed, that has no process score (no judge, no reference solution) or that
+    the run failed on is in the denominator and not mastered. A pair the run failed on scores 0 in every mean of
+    its task kind (S1 and S2 for objective items, S3 for open ones, the grade for diagrams).
     """
-    table = Table("OmniPhys", ["Mode", "S1", "S2", "S3", "P_obj", "P_open", "Diagram", *COUNT_COLUMNS])
+    columns = ["Mode", "S1", "S2", "S3", "P_obj", "P_obj judge errors", "P_open", "P_open judge errors", "Diagram"]
+    table = Table("OmniPhys", [*columns, *COUNT_COLUMNS])
+    notes: list[str] = []
     for mode, group in by_mode(scores).items():
 
         def values(key: str, kinds: tuple[str, ...], group: list[Score] = group) -> list[float]:
@@ -281,33 +326,74 @@ def omniphys_table(scores: Sequence[Score]) -> Table:
                 if s.method == "error" or s.details.get(key) is not None
             ]
 
-        objective = [s for s in group if s.details.get("task") in OMNIPHYS_OBJECTIVE]
-        both = [
-            s
-            for s in objective
-            if s.method == "error" or (s.details.get("s1") is not None and s.details.get("s2") is not None)
-        ]
-        passed = sum(1 for s in both if s.method != "error" and s.details["s1"] == 1 and s.details["s2"] == 1)
-        s3 = values("s3", ("open",))
+        objective = omniphys_mastery(group, OMNIPHYS_OBJECTIVE)
+        open_ended = omniphys_mastery(group, ("open",))
         table.rows.append(
             [
                 mode,
                 pct(_mean(values("s1", OMNIPHYS_OBJECTIVE))),
                 pct(_mean(values("s2", OMNIPHYS_OBJECTIVE))),
-                pct(_mean(s3)),
-                pct(passed / len(both) if both else None),
-                pct(sum(1 for value in s3 if value == 1) / len(s3) if s3 else None),
+                pct(_mean(values("s3", ("open",)))),
+                pct(objective.share),
+                str(objective.judge_errors),
+                pct(open_ended.share),
+                str(open_ended.judge_errors),
                 num(_mean(values("grade", ("diagram",)))),
                 *tally(group).counts(),
             ]
         )
+        for name, mastery in (("objective", objective), ("open", open_ended)):
+            if mastery.unscored:
+                notes.append(
+                    f"{mode}: {mastery.unscored} {name} item(s) have no process score (no judge or no reference "
+                    "solution) and count as not mastered"
+                )
     table.notes = [
         "S1 result score (objective), S2 process score n/m (objective), S3 process score (open); "
-        "P_obj = share of objective items with S1 = S2 = 1, P_open = share of open items with S3 = 1; "
-        "Diagram = mean grade (1 / 0.5 / 0); a pair the run failed on scores 0 in the means of its task kind",
+        "P_obj = objective items with S1 = S2 = 1 / all objective items, P_open = open items with S3 = 1 / all "
+        "open items: an item whose judge failed (judge errors, beside each P) or that the run failed on counts as "
+        "not mastered; Diagram = mean grade (1 / 0.5 / 0); a pair the run failed on scores 0 in the means of its "
+        "task kind",
+        *notes,
         *counts_notes(scores),
     ]
     return table
+
+
+@dataclass(frozen=True)
+class Mastery:
+    """Strict mastery of one task group: items, mastered ones, judge failures, items without a process score."""
+
+    n: int
+    mastered: int
+    judge_errors: int
+    unscored: int
+
+    @property
+    def share(self) -> float | None:
+        """Return mastered / n (every item of the group in the denominator), None when the group is empty."""
+        return self.mastered / self.n if self.n else None
+
+
+def omniphys_mastery(scores: Sequence[Score], kinds: tuple[str, ...]) -> Mastery:
+    """Return the strict mastery of the OmniPhys scores of task `kinds` (objective: S1 = S2 = 1; open: S3 = 1).
+
+    Judge errors: items whose result or process judge failed (method "judge_error", or `s2_error` recorded).
+    Unscored: items, neither failed in the run nor by a judge, that have no process score.
+    """
+    group = [s for s in scores if s.details.get("task") in kinds]
+    key = "s3" if kinds == ("open",) else "s2"
+    mastered = judge_errors = unscored = 0
+    for s in group:
+        if s.method == "error":
+            continue
+        if s.method == "judge_error" or "s2_error" in s.details:
+            judge_errors += 1
+        elif s.details.get(key) is None:
+            unscored += 1
+        elif s.details[key] == 1 and (key == "s3" or s.details.get("s1") == 1):
+            mastered += 1
+    return Mastery(len(group), mastered, judge_errors, unscored)
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -408,8 +494,24 @@ def generic_tables(scores: Sequence[Score]) -> list[Table]:
     return [category_table(", ".join(names), scores)]
 
 
-def benchmark_tables(scores: Sequence[Score]) -> list[Table]:
-    """Return every table that applies to the scores: each benchmark's registered tables, then the trace crosstab."""
+def protocol_title(title: str, protocol: str | None) -> str:
+    """Return `title` naming the scoring protocol ("RBench-V — official protocol"); unchanged for None."""
+    return title if not protocol else f"{title} — {protocol} protocol"
+
+
+def name_protocol(tables: Iterable[Table], protocol: str | None) -> list[Table]:
+    """Return `tables` with each title naming the scoring protocol (titles changed in place)."""
+    named = list(tables)
+    for table in named:
+        table.title = protocol_title(table.title, protocol)
+    return named
+
+
+def benchmark_tables(scores: Sequence[Score], protocol: str | None = None) -> list[Table]:
+    """Return every table that applies to the scores: each benchmark's registered tables, then the trace crosstab.
+
+    With `protocol` ("official" or "robust", the protocol that made the scores) every title names it.
+    """
     from eval.registry import scoring_spec
 
     grouped: dict[str, list[Score]] = defaultdict(list)
@@ -421,4 +523,4 @@ def benchmark_tables(scores: Sequence[Score]) -> list[Table]:
     crosstab = trace_crosstab(scores)
     if crosstab is not None:
         tables.append(crosstab)
-    return tables
+    return name_protocol(tables, protocol)

@@ -28,13 +28,32 @@ VerifierFn = Callable[["Item", Sequence[dict[str, Any]] | None], "TraceVerdict |
 """Returns the verdict on an item's trace steps (None when the item has no verifier)."""
 
 
+OFFICIAL = "official"
+ROBUST = "robust"
+PROTOCOLS = (OFFICIAL, ROBUST)
+"""The protocol names: `official` reproduces the benchmark's published scoring (the default); `robust` is
+mcot's own extraction and matching, documented rule by rule in docs/scoring.md."""
+
+
 @dataclass(frozen=True)
 class ScoringSpec:
-    """How one benchmark is scored: its protocol, its report tables, and optionally a trace verifier."""
+    """How one benchmark is scored: its official protocol, report tables, optionally a verifier and a robust protocol.
+
+    `robust` None means the benchmark has one protocol, which serves under both names.
+    """
 
     protocol: ProtocolFn
     tables: TablesFn
     verifier: VerifierFn | None = None
+    robust: ProtocolFn | None = None
+
+    def protocol_for(self, name: str) -> ProtocolFn:
+        """Return the protocol called `name` ("official" or "robust"); raise ValueError for another name."""
+        if name == OFFICIAL:
+            return self.protocol
+        if name == ROBUST:
+            return self.robust or self.protocol
+        raise ValueError(f"unknown scoring protocol {name!r}; choose one of {', '.join(PROTOCOLS)}")
 
 
 _SPECS: dict[str, ScoringSpec] = {}

@@ -12,11 +12,14 @@ from typing import Any
 from eval.advice import advice
 from eval.compare import Comparison, arm_pairs, compare_sides, side
 from eval.errors import EvalError
-from eval.metrics import Table, benchmark_tables, by_mode, tally
+from eval.metrics import Table, benchmark_tables, by_mode, name_protocol, tally
+from eval.registry import OFFICIAL, ROBUST
 from eval.rundir import Run, Score, write_text_atomic
 from eval.stats import wilson_interval
 
 FIGURES_DIR = "figures"
+EXCERPT_CHARS = 80
+DIFFERENCES_TITLE = "Where the protocols differ"
 
 
 def method_table(scores: Sequence[Score]) -> Table:
@@ -30,6 +33,71 @@ def method_table(scores: Sequence[Score]) -> Table:
         "rule: settled by extraction and matching; judge: by the judge model; judge_error: the judge failed or "
         "replied unparsably; none: unjudged, rules could not decide and no judge was given; error: the run failed "
         "on the pair, stopped on a budget, or has no result for it. judge_error, none and error count as wrong"
+    )
+    return table
+
+
+def _cell(text: str) -> str:
+    """Return `text` on one line, safe inside a markdown table cell."""
+    return " ".join(text.split()).replace("|", "¦")
+
+
+def excerpt(text: str | None, limit: int = EXCERPT_CHARS) -> str:
+    """Return the first `limit` characters of a response on one line ("…" when cut; "—" when empty)."""
+    flat = _cell(text or "")
+    if not flat:
+        return "—"
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def outcome(score: Score) -> str:
+    """Return a score's outcome in words: right, wrong, unjudged, judge error or run error."""
+    if score.method == "error":
+        return "run error"
+    if score.method == "judge_error":
+        return "judge error"
+    if score.correct is None:
+        return "unjudged"
+    return "right" if score.correct else "wrong"
+
+
+def reading(score: Score) -> str:
+    """Return how a protocol read a response: the extracted answer and the outcome ("`12` → wrong")."""
+    extracted = "not extracted" if score.extracted is None else f"`{_cell(str(score.extracted))}`"
+    return f"{extracted} → {outcome(score)}"
+
+
+def differing_pairs(official: Sequence[Score], robust: Sequence[Score]) -> list[tuple[Score, Score]]:
+    """Return the (official, robust) scores of each (id, arm) whose outcome or extracted answer differs."""
+    by_key = {(score.id, score.mode): score for score in robust}
+    pairs = []
+    for first in official:
+        second = by_key.get((first.id, first.mode))
+        if second is None:
+            continue
+        if outcome(first) != outcome(second) or first.extracted != second.extracted:
+            pairs.append((first, second))
+    return pairs
+
+
+def differences_table(run: Run, official: Sequence[Score], robust: Sequence[Score]) -> Table:
+    """Return the table of the pairs the official and robust protocols read differently, with counts per benchmark."""
+    pairs = differing_pairs(official, robust)
+    table = Table(
+        DIFFERENCES_TITLE,
+        ["Benchmark", "Id", "Arm", "Response (excerpt)", "Official reading", "Robust reading"],
+    )
+    for first, second in pairs:
+        prediction = (run.results.get((first.id, first.mode)) or {}).get("prediction")
+        table.rows.append([first.benchmark, first.id, first.mode, excerpt(prediction), reading(first), reading(second)])
+    totals = Counter(score.benchmark for score in official)
+    differ = Counter(first.benchmark for first, _ in pairs)
+    table.notes.append(
+        "pairs whose outcome or extracted answer differs between the protocols: "
+        + "; ".join(f"{name}: {differ.get(name, 0)} of {totals[name]}" for name in sorted(totals))
+    )
+    table.notes.append(
+        "reading = the extracted answer → the outcome; unjudged, judge errors and run errors count as wrong in both"
     )
     return table
 
@@ -105,7 +173,17 @@ def _figures(run: Run, scores: Sequence[Score], out: Path) -> list[tuple[str, st
     return made
 
 
-def _header(run: Run, scores: Sequence[Score]) -> list[tuple[str, str]]:
+def _protocol_line(protocol: str | None, both: bool) -> str:
+    if both:
+        return "both: official (scores.jsonl, tables first) and robust (scores.robust.jsonl)"
+    if protocol == ROBUST:
+        return "robust (mcot's own extraction and matching)"
+    return "official (each benchmark's published protocol)"
+
+
+def _header(
+    run: Run, scores: Sequence[Score], protocol: str | None = None, both: bool = False
+) -> list[tuple[str, str]]:
     manifest = run.manifest
     model = (manifest.get("model") or {}).get("spec", "?")
     dataset = manifest.get("dataset") or {}
@@ -119,6 +197,7 @@ def _header(run: Run, scores: Sequence[Score]) -> list[tuple[str, str]]:
             f"{len(run.items)} items)",
         ),
         ("judge", ", ".join(judges) if judges else "none (rules only)"),
+        ("scoring", _protocol_line(protocol, both)),
         ("scored", f"{len(scores)} (item, arm) pairs"),
     ]
     if run.source_changed:
@@ -133,13 +212,33 @@ def _arm_label(run: Run, arm: str) -> str:
     return f"{arm} (no tools)" if not tools else f"{arm} ({len(tools)} tools)"
 
 
-def build_report(run: Run, scores: Sequence[Score], *, figures: bool = True) -> tuple[str, str]:
-    """Return (markdown, html) of the report of a scored run, writing its figures under RUN/figures."""
+def protocol_tables(run: Run, scores: Sequence[Score], protocol: str | None) -> list[Table]:
+    """Return the tables of scores made under one protocol (methods, benchmarks, arm comparisons), titles naming it."""
     tables = [method_table(scores), *benchmark_tables(scores)]
     for comparison in run_comparisons(run, scores):
         tables += comparison.tables()
+    return name_protocol(tables, protocol)
+
+
+def build_report(
+    run: Run,
+    scores: Sequence[Score],
+    *,
+    figures: bool = True,
+    protocol: str | None = OFFICIAL,
+    robust: Sequence[Score] | None = None,
+) -> tuple[str, str]:
+    """Return (markdown, html) of the report of a scored run, writing its figures under RUN/figures.
+
+    `protocol` names the protocol of `scores` in every table title; `robust` (scores of the same pairs under the
+    robust protocol, from `--protocol both`) adds the robust tables and the table of pairs read differently.
+    """
+    tables = protocol_tables(run, scores, protocol)
+    if robust is not None:
+        tables += protocol_tables(run, robust, ROBUST)
+        tables.append(differences_table(run, scores, robust))
     made = _figures(run, scores, run.root / FIGURES_DIR) if figures and scores else []
-    header = _header(run, scores)
+    header = _header(run, scores, protocol, robust is not None)
     todo = advice(scores, str(run.root))
     md = ["# mcot report", ""] + [f"- **{key}**: {value}" for key, value in header] + [""]
     if todo:
@@ -189,9 +288,16 @@ def _html(header: list[tuple[str, str]], todo: list[str], tables: list[Table], m
     return "".join(parts)
 
 
-def write_report(run: Run, scores: Sequence[Score], *, figures: bool = True) -> dict[str, Any]:
-    """Write RUN/report.md and RUN/report.html; return their paths."""
-    markdown, page = build_report(run, scores, figures=figures)
+def write_report(
+    run: Run,
+    scores: Sequence[Score],
+    *,
+    figures: bool = True,
+    protocol: str | None = OFFICIAL,
+    robust: Sequence[Score] | None = None,
+) -> dict[str, Any]:
+    """Write RUN/report.md and RUN/report.html (see `build_report`); return their paths."""
+    markdown, page = build_report(run, scores, figures=figures, protocol=protocol, robust=robust)
     md_path = write_text_atomic(run.root / "report.md", markdown)
     html_path = write_text_atomic(run.root / "report.html", page)
     return {"markdown": md_path, "html": html_path}

@@ -2,11 +2,14 @@
 
 Every item of RUN/items.jsonl is scored in every arm of the manifest: a pair without a finished result (failed,
 stopped on a budget, or never run) is scored wrong with method "error", so that accuracies are over all items.
+Each benchmark is scored by its `official` protocol (the default), its `robust` one, or both (`SCORING_CHOICES`):
+with both, RUN/scores.jsonl holds the official scores and RUN/scores.robust.jsonl the robust ones.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
 import json
 import os
@@ -16,18 +19,25 @@ from pathlib import Path
 
 from benchmarks.item import Item
 from eval.advice import MISSING_STATUS, advice
+from eval.errors import EvalError
 from eval.judges import JudgeCache, JudgeModel, load_templates
 from eval.protocols import Scorer
+from eval.registry import OFFICIAL, PROTOCOLS, ROBUST, scoring_spec
 from eval.rundir import MANIFEST, Run, Score, open_run, order_arms, write_scores, write_text_atomic
 from eval.verify import verify_trace
 
 CACHE_ENV = "MCOT_JUDGE_CACHE"
 CACHE_DIR = "judge-cache"
+BOTH = "both"
+SCORING_CHOICES = (*PROTOCOLS, BOTH)
+"""What `score_run(protocol=...)` and `mcot score --protocol` accept: official, robust, both."""
+ROBUST_SCORES = "scores.robust.jsonl"
+"""With protocol "both": the robust scores, beside the official ones in scores.jsonl."""
 
 
 @dataclass
 class ScoreSummary:
-    """What a scoring pass did: the scores, counts by method, stray results, judge cache use, advice.
+    """What a scoring pass did: the scores, counts by method, stray results, judge cache use, advice, protocol.
 
     `missing_items` are ids of results that name no item of RUN/items.jsonl (not scored); `source_changed`
     is the line naming how the source dataset differs from when the run started (None when it does not).
@@ -40,6 +50,10 @@ class ScoreSummary:
     cache_misses: int = 0
     source_changed: str | None = None
     advice: list[str] = field(default_factory=list)
+    protocol: str = OFFICIAL
+    """The protocol of `scores`: "official" or "robust" (with "both", the official one)."""
+    robust: list[Score] | None = None
+    """With protocol "both": the robust scores of the same pairs, in the same order."""
 
 
 def default_cache_dir(run_root: Path) -> Path:
@@ -57,15 +71,24 @@ def scored_arms(run: Run) -> list[str]:
     return arms + [arm for arm in order_arms({mode for _, mode in run.results}) if arm not in arms]
 
 
-async def score_results(run: Run, scorer: Scorer, *, concurrency: int = 8) -> ScoreSummary:
-    """Return the scores of every (item of the run, arm): one per pair, in item order then arm order."""
+async def score_results(
+    run: Run, scorer: Scorer, *, concurrency: int = 8, reuse: dict[tuple[str, str], Score] | None = None
+) -> ScoreSummary:
+    """Return the scores of every (item of the run, arm): one per pair, in item order then arm order.
+
+    `reuse` maps (id, arm) to a score already made under the other protocol: it is kept (copied) for items
+    whose benchmark has one protocol only and for pairs the run did not finish, which both protocols score alike.
+    """
     gate = asyncio.Semaphore(max(1, concurrency))
     arms = scored_arms(run)
-    summary = ScoreSummary([], source_changed=run.source_changed)
+    summary = ScoreSummary([], source_changed=run.source_changed, protocol=scorer.protocol)
     summary.missing_items = sorted({item_id for item_id, _ in run.results if item_id not in run.items})
 
     async def one(item: Item, arm: str) -> Score:
         result = run.results.get((item.id, arm))
+        earlier = (reuse or {}).get((item.id, arm))
+        if earlier is not None and (earlier.method == "error" or scoring_spec(item.benchmark).robust is None):
+            return copy.deepcopy(earlier)
         async with gate:
             if result is None:
                 return await scorer.failed(item, arm, MISSING_STATUS, MISSING_REASON)
@@ -82,6 +105,13 @@ async def score_results(run: Run, scorer: Scorer, *, concurrency: int = 8) -> Sc
     return summary
 
 
+def check_protocol(protocol: str) -> str:
+    """Return `protocol` when it is one of SCORING_CHOICES; raise EvalError naming the choices otherwise."""
+    if protocol not in SCORING_CHOICES:
+        raise EvalError(f"unknown scoring protocol {protocol!r}; choose one of {', '.join(SCORING_CHOICES)}")
+    return protocol
+
+
 def score_run(
     run_root: Path,
     *,
@@ -91,21 +121,42 @@ def score_run(
     concurrency: int = 8,
     report: bool = True,
     figures: bool = True,
+    protocol: str = OFFICIAL,
 ) -> ScoreSummary:
-    """Score a run directory: write RUN/scores.jsonl, record the judge in the manifest, write the report."""
+    """Score a run directory under `protocol`: write RUN/scores.jsonl, the manifest's judge and scoring, the report.
+
+    `protocol` "official" (each benchmark's published scoring) or "robust" (mcot's own) fills scores.jsonl;
+    "both" fills scores.jsonl with the official scores and RUN/scores.robust.jsonl with the robust ones, and the
+    report adds the pairs the two read differently. A scores.robust.jsonl left by an earlier "both" is removed
+    otherwise, so that the files always match the manifest's `scoring`.
+    """
+    check_protocol(protocol)
     run = open_run(run_root)
     templates = load_templates(template)
     cache = JudgeCache(cache_dir or default_cache_dir(run.root)) if judge is not None else None
-    scorer = Scorer(
-        judge=judge,
-        templates=templates,
-        cache=cache,
-        items_root=run.items_root,
-        run_root=run.root,
-        generator=(run.manifest.get("model") or {}).get("spec"),
-    )
-    summary = asyncio.run(score_results(run, scorer, concurrency=concurrency))
+
+    def scorer(name: str) -> Scorer:
+        return Scorer(
+            judge=judge,
+            templates=templates,
+            cache=cache,
+            items_root=run.items_root,
+            run_root=run.root,
+            generator=(run.manifest.get("model") or {}).get("spec"),
+            protocol=name,
+        )
+
+    first = ROBUST if protocol == ROBUST else OFFICIAL
+    summary = asyncio.run(score_results(run, scorer(first), concurrency=concurrency))
     write_scores(run.root, summary.scores)
+    robust_path = run.root / ROBUST_SCORES
+    if protocol == BOTH:
+        reuse = {(score.id, score.mode): score for score in summary.scores}
+        second = asyncio.run(score_results(run, scorer(ROBUST), concurrency=concurrency, reuse=reuse))
+        summary.robust = second.scores
+        write_text_atomic(robust_path, "".join(score.to_json_line() + "\n" for score in second.scores))
+    elif robust_path.exists():
+        robust_path.unlink()
     if cache is not None:
         summary.cache_hits, summary.cache_misses = cache.hits, cache.misses
     manifest = dict(run.manifest)
@@ -115,9 +166,12 @@ def score_run(
         manifest["judge"] = {"spec": judge.spec, "template_sha256": combined, "templates": used}
     else:
         manifest["judge"] = None
+    manifest["scoring"] = {"protocol": protocol}
+    if protocol == BOTH:
+        manifest["scoring"]["files"] = {OFFICIAL: "scores.jsonl", ROBUST: ROBUST_SCORES}
     write_text_atomic(run.root / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     if report:
         from eval.report import write_report
 
-        write_report(run, summary.scores, figures=figures)
+        write_report(run, summary.scores, figures=figures, protocol=summary.protocol, robust=summary.robust)
     return summary

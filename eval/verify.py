@@ -151,7 +151,7 @@ def drawn_elements(ops: Sequence[dict[str, Any]], drawn_by: str | None = None) -
                 creators[element_id] = TOOL if op.get("drawn_by") == TOOL else MODEL
         elif name == "remove_element":
             elements.pop(str(args.get("id")), None)
-        elif name == "update_element" and str(args.get("id")) in elements:
+        elif name == "update_element" and elements.get(str(args.get("id")), (None, []))[1]:
             props = args.get("properties") if isinstance(args.get("properties"), dict) else args
             kind, points = elements[str(args["id"])]
             merged = {"start": points[0], "end": points[-1], "points": points, **props}

@@ -21,10 +21,13 @@ from eval.metrics import (
 )
 from eval.protocols import (
     games_protocol,
-    gepbench_protocol,
-    gobench_protocol,
-    omniphys_protocol,
-    rbench_v_protocol,
+    gepbench_official,
+    gepbench_robust,
+    gobench_official,
+    gobench_robust,
+    omniphys_official,
+    rbench_v_official,
+    rbench_v_robust,
 )
 from eval.registry import ScoringSpec, register_scoring
 from eval.registry import unregister_scoring as _unregister_scoring
@@ -72,28 +75,28 @@ def builtin_benchmarks() -> tuple[Benchmark, ...]:
             "rbench-v",
             "RBench-V: 803 visual-reasoning items that need drawing (math, physics, counting, game)",
             TaskFormat(load_prompt("task.rbench-v.txt"), boxed),
-            ScoringSpec(rbench_v_protocol, rbench_v_tables),
+            ScoringSpec(rbench_v_official, rbench_v_tables, robust=rbench_v_robust),
             loader="rbench-v",
         ),
         Benchmark(
             "gepbench",
             "GePBench: geometric perception, 6 aspects × easy/hard, multiple choice",
             TaskFormat(load_prompt("task.gepbench.txt"), bare),
-            ScoringSpec(gepbench_protocol, gepbench_tables),
+            ScoringSpec(gepbench_official, gepbench_tables, None, gepbench_robust),
             loader="gepbench",
         ),
         Benchmark(
             "gobench",
             "GOBench: geometric optics; understanding (rate generated images) and generation",
             TaskFormat(load_prompt("task.gobench.txt"), bare),
-            ScoringSpec(gobench_protocol, gobench_tables),
+            ScoringSpec(gobench_official, gobench_tables, None, gobench_robust),
             loader="gobench",
         ),
         Benchmark(
             "omniphys",
             "OmniPhys: physics problems scored on result and process, and diagram editing",
             TaskFormat(load_prompt("task.omniphys.txt"), answer_line),
-            ScoringSpec(omniphys_protocol, omniphys_tables),
+            ScoringSpec(omniphys_official, omniphys_tables),
             loader="omniphys",
         ),
         Benchmark(

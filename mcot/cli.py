@@ -72,10 +72,23 @@ def gen_gepbench(
     seed: Annotated[int, typer.Option(help="random seed (same seed, same bytes)")] = 0,
     level: Annotated[str, typer.Option(help="easy, hard or both")] = "both",
     native: Annotated[bool, typer.Option(help="also write the GePBench native layout")] = False,
-    effects: Annotated[bool, typer.Option(help="hard figures: Perlin texture and occluding white strokes")] = False,
+    effects: Annotated[bool, typer.Option(help="hard figures: faint texture and occluding white strokes")] = False,
+    style: Annotated[str, typer.Option(help="public (the benchmark's own wording) or mcot")] = "public",
+    noise: Annotated[str, typer.Option(help="hard figures' noise: paper, release (Gaussian only) or none")] = "paper",
 ) -> None:
-    """GePBench-style geometric perception items (6 aspects, easy and hard)."""
-    _dispatch("gen_gepbench", "gen_gepbench", out=out, n=n, seed=seed, level=level, native=native, effects=effects)
+    """GePBench-style geometric perception items (6 aspects, up to 3 questions each, easy and hard)."""
+    _dispatch(
+        "gen_gepbench",
+        "gen_gepbench",
+        out=out,
+        n=n,
+        seed=seed,
+        level=level,
+        native=native,
+        effects=effects,
+        style=style,
+        noise=noise,
+    )
 
 
 @gen_app.command("games")
@@ -169,9 +182,24 @@ def score(
     judge: Annotated[str | None, typer.Option(help="model SPEC of the judge for what rules cannot settle")] = None,
     judge_template: Annotated[Path | None, typer.Option(help="your own judge prompt template")] = None,
     base_url: Annotated[str | None, typer.Option(help="judge API base URL")] = None,
+    protocol: Annotated[
+        str,
+        typer.Option(
+            help="official: each benchmark's published scoring; robust: mcot's own extraction and matching; "
+            "both: official in scores.jsonl, robust in scores.robust.jsonl, and where they differ"
+        ),
+    ] = "official",
 ) -> None:
     """Score a run with each benchmark's protocol; write scores.jsonl and report.md/html."""
-    _dispatch("score", "run_score", run_dir=run_dir, judge=judge, judge_template=judge_template, base_url=base_url)
+    _dispatch(
+        "score",
+        "run_score",
+        run_dir=run_dir,
+        judge=judge,
+        judge_template=judge_template,
+        base_url=base_url,
+        protocol=protocol,
+    )
 
 
 @app.command()

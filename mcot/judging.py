@@ -1,4 +1,4 @@
-"""Adapting a model backend to eval's judge protocol (`spec` and `async ask(prompt, images)`), at temperature 0."""
+"""Adapting a model backend to eval's judge protocol (`spec` and `async ask(prompt, images, temperature=0.0)`)."""
 
 from __future__ import annotations
 
@@ -9,17 +9,20 @@ from eval.judges import JudgeModel
 
 
 class BackendJudge:
-    """A judge that asks an agents model backend one question at temperature 0."""
+    """A judge that asks an agents model backend one question, at temperature 0 unless a protocol's retry raises it."""
 
     def __init__(self, spec: str, backend: Any) -> None:
         self.spec = spec
         self._backend = backend
 
-    async def ask(self, prompt: str, images: Sequence[bytes] = ()) -> str:
-        """Return the backend's reply text to `prompt` (with `images`), asked at temperature 0."""
+    async def ask(self, prompt: str, images: Sequence[bytes] = (), temperature: float = 0.0) -> str:
+        """Return the backend's reply text to `prompt` (with `images`), asked at `temperature`.
+
+        A backend whose API does not take a temperature (see its `sampling_support()`) asks without one.
+        """
         from agents import ask_text
 
-        return await ask_text(self._backend, prompt, images=tuple(images), temperature=0.0)
+        return await ask_text(self._backend, prompt, images=tuple(images), temperature=temperature)
 
 
 def judge_from_spec(spec: str, base_url: str | None = None) -> JudgeModel:

@@ -18,6 +18,9 @@ from agents.errors import ModelError, ModelSpecError
 from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
 from agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds, status_is_retryable
 
+ANTHROPIC_MAX_TEMPERATURE = 1.0
+"""The Messages API takes temperatures from 0 to 1; a judge's raised retry temperature is clamped to it."""
+
 
 class AnthropicBackend:
     """The Messages API with mcot's own retries (the SDK's are off); it sends temperature, never a seed."""
@@ -75,7 +78,7 @@ class AnthropicBackend:
             "max_tokens": request.max_tokens,
         }
         if _accepts_temperature():
-            params["temperature"] = request.temperature
+            params["temperature"] = min(request.temperature, ANTHROPIC_MAX_TEMPERATURE)  # the API refuses more
         if system:
             params["system"] = system
         if request.tools is not None and request.tools.names:

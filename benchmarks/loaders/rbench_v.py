@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import hashlib
 import re
 import sys
 from collections import Counter
@@ -40,12 +41,17 @@ def source_files(src: Path) -> list[Path]:
 
 
 def load_rbench_v(src: Path, tally: Tally, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Iterator[LoadedItem | Skip]:
-    """Yield RBench-V items (ids `<category>-<index within category>`) and skips from parquet, arrow or TSV."""
+    """Yield RBench-V items (ids `<category>-<index within category>`) and skips from parquet, arrow or TSV.
+
+    A row whose question, answer and image bytes equal an earlier row's (`content_key`) is the same item read
+    twice (a snapshot with both the full split and per-category files): it is a "duplicate item" skip.
+    """
     files = source_files(src)
     if not files:
         raise LoaderError(f"{src}: no .parquet, .arrow or .tsv files found for rbench-v")
     root = src if src.is_dir() else src.parent
     counters: Counter[str] = Counter()
+    seen: dict[str, tuple[str, str]] = {}
     for path in files:
         rows = _tsv_rows(path) if path.suffix.lower() == ".tsv" else _arrow_rows(path)
         for locator, row in rows:
@@ -55,11 +61,48 @@ def load_rbench_v(src: Path, tally: Tally, *, max_pixels: int = DEFAULT_MAX_PIXE
             tally.records += 1
             try:
                 category = _category(row)
+                try:
+                    raw_images = _raw_images(row, root)
+                    key = content_key(_text(row, "question"), _text(row, "answer"), raw_images)
+                except SkipItem:
+                    counters[category] += 1  # a broken row keeps its index, so later ids do not shift
+                    raise
+                if key in seen:
+                    first_id, first_locator = seen[key]
+                    yield Skip(
+                        locator,
+                        "duplicate item",
+                        f"same question, answer and image as {first_id} ({first_locator}): "
+                        "the snapshot holds this item twice (e.g. the full split and a per-category file)",
+                    )
+                    continue
                 index = counters[category]
                 counters[category] += 1
-                yield _item(row, category, index, root, path, locator, max_pixels)
+                loaded = _item(row, category, index, path, locator, max_pixels, raw_images)
+                seen[key] = (loaded.item.id, locator)
+                yield loaded
             except SkipItem as skip:
                 yield Skip(locator, skip.kind, skip.reason)
+
+
+def content_key(question: str, answer: str, images: list[bytes]) -> str:
+    """Return the content hash that identifies an RBench-V item: sha256 of question, trimmed answer, image hashes.
+
+    A snapshot folder may hold the full split and per-category files with the same rows; two rows with the same
+    key are one item (the first wins, the other is reported as a duplicate).
+    """
+    digest = hashlib.sha256()
+    for part in (question, answer.strip(), *(hashlib.sha256(image).hexdigest() for image in images)):
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _raw_images(row: dict[str, Any], root: Path) -> list[bytes]:
+    """Return the image bytes of a row (TSV base64 or an image cell), without checking them."""
+    if row.get("_tsv"):
+        return _tsv_images(row.get("image") or "")
+    return [b for b in [_image_bytes(row.get("image"), root)] if b]
 
 
 def _label(path: Path, row: int) -> str:
@@ -194,15 +237,12 @@ def _tsv_images(value: str) -> list[bytes]:
 
 
 def _item(
-    row: dict[str, Any], category: str, index: int, root: Path, path: Path, locator: str, max_pixels: int
+    row: dict[str, Any], category: str, index: int, path: Path, locator: str, max_pixels: int, raw_images: list[bytes]
 ) -> LoadedItem:
     item_id = f"{_SAFE_ID.sub('_', category)}-{index:04d}"
     question = _text(row, "question")
     answer = _text(row, "answer").strip()
-    from_tsv = bool(row.pop("_tsv", False))
-    raw_images = (
-        _tsv_images(row.get("image") or "") if from_tsv else [b for b in [_image_bytes(row.get("image"), root)] if b]
-    )
+    row.pop("_tsv", None)
     images: dict[str, bytes] = {}
     image_meta = []
     for k, data in enumerate(raw_images):

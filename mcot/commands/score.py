@@ -1,4 +1,4 @@
-"""`mcot score RUN [--judge SPEC] [--judge-template FILE] [--base-url URL]`: score a run, write the report."""
+"""`mcot score RUN [--protocol official|robust|both] [--judge SPEC] [--judge-template FILE] [--base-url URL]`."""
 
 from __future__ import annotations
 
@@ -11,13 +11,25 @@ from mcot.errors import UsageError
 
 
 def run_score(
-    run_dir: Path, judge: str | None = None, judge_template: Path | None = None, base_url: str | None = None
+    run_dir: Path,
+    judge: str | None = None,
+    judge_template: Path | None = None,
+    base_url: str | None = None,
+    protocol: str = "official",
 ) -> int:
-    """Score RUN with each benchmark's protocol, print the tables and what to do next; return the exit code (0)."""
-    from eval.metrics import benchmark_tables
-    from eval.report import method_table
-    from eval.scoring import score_run
+    """Score RUN under `protocol`, print the tables and what to do next; return the exit code (0).
 
+    `protocol` is "official" (each benchmark's published scoring, the default), "robust" (mcot's own) or
+    "both" (official in scores.jsonl, robust in scores.robust.jsonl, and the pairs they read differently).
+    """
+    from eval.metrics import benchmark_tables, name_protocol
+    from eval.report import differences_table, method_table
+    from eval.scoring import ROBUST_SCORES, check_protocol, score_run
+
+    try:
+        check_protocol(protocol)
+    except EvalError as exc:
+        raise UsageError(str(exc)) from exc
     judge_model = None
     if judge is not None:
         from mcot.judging import judge_from_spec
@@ -27,13 +39,21 @@ def run_score(
         except Exception as exc:  # an unknown or unusable spec: the backend's message says what to fix
             raise UsageError(f"cannot use judge {judge!r}: {exc}") from exc
     try:
-        summary = score_run(Path(run_dir), judge=judge_model, template=judge_template)
+        summary = score_run(Path(run_dir), judge=judge_model, template=judge_template, protocol=protocol)
     except EvalError as exc:
         raise UsageError(str(exc)) from exc
     if summary.source_changed:
         typer.echo(f"note: {summary.source_changed}")
-    for table in [method_table(summary.scores), *benchmark_tables(summary.scores)]:
-        typer.echo(table.markdown())
+    sets = [(summary.protocol, summary.scores)]
+    if summary.robust is not None:
+        sets.append(("robust", summary.robust))
+    for name, scores in sets:
+        for table in name_protocol([method_table(scores), *benchmark_tables(scores)], name):
+            typer.echo(table.markdown())
+    if summary.robust is not None:
+        from eval.rundir import open_run
+
+        typer.echo(differences_table(open_run(Path(run_dir)), summary.scores, summary.robust).markdown())
     if summary.missing_items:
         typer.echo(
             f"{len(summary.missing_items)} result(s) name items not in RUN/items.jsonl (not scored): "
@@ -43,5 +63,6 @@ def run_score(
         typer.echo(f"to do: {line}")
     if judge_model is not None:
         typer.echo(f"judge {judge}: {summary.cache_hits} cached, {summary.cache_misses} asked")
-    typer.echo(f"wrote {Path(run_dir) / 'scores.jsonl'}, report.md and report.html")
+    scores_files = "scores.jsonl" if summary.robust is None else f"scores.jsonl (official), {ROBUST_SCORES} (robust)"
+    typer.echo(f"wrote {scores_files}, report.md and report.html in {Path(run_dir)}")
     return 0

@@ -33,6 +33,9 @@ def test_each_arm_offers_exactly_its_tools(item_dir, keys, arm, expected):
     assert prediction.status == "ok", prediction.error
     if expected:
         assert tuple(t["function"]["name"] for t in body["tools"]) == expected
+        system = body["messages"][0]["content"]
+        # the canvas arm's prompt names no tool it does not offer; the tools arm's says what the others do
+        assert ("physics" in system) == (arm == "tools")
     else:
         assert "tools" not in body
         assert [m["role"] for m in body["messages"]] == ["user"]  # no system prompt about a canvas

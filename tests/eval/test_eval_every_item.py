@@ -154,7 +154,7 @@ def test_failures_land_in_their_table_cells(make_run: MakeRun) -> None:
     assert (row["S1"], row["P_obj"], row["n"], row["errors"]) == ("50.0", "0.0", "2", "1")
 
 
-def test_gobench_sps_counts_a_failed_item_as_zero() -> None:
+def test_gobench_sps_counts_a_failed_item_beside_the_means_it_leaves() -> None:
     from eval.rundir import Score
 
     dims = {"authenticity": 4.0, "aesthetics": 3.0, "fidelity": 4.0}
@@ -178,7 +178,8 @@ def test_gobench_sps_counts_a_failed_item_as_zero() -> None:
         "b", "text", "gobench", "reflect", 0.0, False, "error", details={"status": "error", "task": "understanding"}
     )
     sps = gobench_understanding_tables([done, lost])[0]
-    assert sps.rows[0] == ["text", "50.0", "50.0", "50.0", "0", "0", "0", "2", "1"]
+    # as VLMEvalKit counts a failed prediction: it leaves the three means, and the table counts it
+    assert sps.rows[0] == ["text", "100.0", "100.0", "100.0", "100.0", "2", "1", "0", "0", "1 / 1 / 1"]
 
 
 def test_scores_file_has_a_line_per_item_and_arm(make_run: MakeRun) -> None:

@@ -234,8 +234,7 @@ def test_gobench_sps_table_excludes_and_counts_unparsable() -> None:
     ]
     sps = gobench_understanding_tables(scores)[0]
     # authenticity: 0.6, 1, 0 -> 53.3; aesthetics: 1, (b excluded), 0.6 -> 80.0; fidelity: 0, 0.8, 1 -> 60.0
-    assert sps.rows[0][:4] == ["text", "53.3", "80.0", "60.0"]
-    assert sps.rows[0][4:] == ["0", "1", "0", "3", "0"]
+    assert sps.rows[0] == ["text", "64.4", "53.3", "80.0", "60.0", "3", "0", "1", "0", "3 / 2 / 3"]
 
 
 def test_omniphys_table_strict_mastery() -> None:
@@ -255,4 +254,4 @@ def test_omniphys_table_strict_mastery() -> None:
     ]
     row = omniphys_table(scores).rows[0]
     # S1 = 2.5/4, S2 = 2.5/4, S3 = 1.25/2, P_obj = 1/4, P_open = 1/2, diagram 0.75
-    assert row == ["text", "62.5", "62.5", "62.5", "25.0", "50.0", "0.75", "8", "0", "0", "0"]
+    assert row == ["text", "62.5", "62.5", "62.5", "25.0", "0", "50.0", "0", "0.75", "8", "0", "0", "0"]

@@ -19,7 +19,7 @@ from benchmarks.item import Item, write_items
 from eval.compare import compare_runs
 from eval.errors import EvalError, TemplateError
 from eval.judges import load_templates
-from eval.protocols import model_gobench_scores, omniphys_kind, omniphys_result_rule
+from eval.protocols import omniphys_kind, omniphys_result_rule, robust_gobench_scores
 from eval.rundir import read_scores
 from eval.scoring import score_run
 from mcot.commands.compare import run_compare
@@ -115,7 +115,7 @@ TEXT = {
     "gep-0": "B",
     "gep-1": "The answer is A.",
     "maze-0": "Answer: B",
-    "gob-0": "1. Yes\n2. Yes\n3. No\n4. Yes\n5. Yes\nAesthetics: 4\nInstruction consistency: 4",
+    "gob-0": "1. Yes\n2. Yes\n3. No\n4. Yes\n5. Yes\nTotal Score: 4\nAesthetics Rating: 4\nInstruction Consistency Rating: 4",
     "omni-0": "The answer is \\boxed{AC}",
 }
 CANVAS = {
@@ -282,7 +282,7 @@ def _by_id(run: Path, mode: str = "text") -> dict[str, Any]:
 
 def test_rules_only_scoring(tmp_path: Path, items_dir: Path) -> None:
     run = _make_run(tmp_path / "run", items_dir, ["text", "canvas"])
-    summary = score_run(run)
+    summary = score_run(run, protocol="robust")
     text = _by_id(run)
     assert (text["math-0"].correct, text["math-0"].method, text["math-0"].details["match"]) == (True, "rule", "numeric")
     assert (text["physics-0"].correct, text["physics-0"].details["match"]) == (True, "unit")
@@ -313,7 +313,7 @@ def test_judge_scoring_records_caches_and_reports_garbage(
     run = _make_run(tmp_path / "run", items_dir, ["text"])
     judge = WireJudge(fake_server.url)
     cache = tmp_path / "cache"
-    score_run(run, judge=judge, cache_dir=cache, figures=False)
+    score_run(run, judge=judge, cache_dir=cache, figures=False, protocol="robust")
     text = _by_id(run)
     counting = text["counting-0"]
     assert (counting.correct, counting.method, counting.extracted) == (True, "judge", "7")
@@ -330,7 +330,7 @@ def test_judge_scoring_records_caches_and_reports_garbage(
     assert "judge error" in (run / "report.md").read_text()
     asked = len(fake_server.requests)
     # re-judging: parsable replies come from the cache, the garbage one is asked again
-    summary = score_run(run, judge=judge, cache_dir=cache, report=False)
+    summary = score_run(run, judge=judge, cache_dir=cache, report=False, protocol="robust")
     assert len(fake_server.requests) == asked + 1
     assert summary.cache_hits == 2
     assert _by_id(run)["game-0"].judge["cached"] is True
@@ -339,11 +339,11 @@ def test_judge_scoring_records_caches_and_reports_garbage(
 def test_user_template_override_changes_the_cache_key(tmp_path: Path, items_dir: Path, fake_server: FakeOpenAI) -> None:
     run = _make_run(tmp_path / "run", items_dir, ["text"])
     judge = WireJudge(fake_server.url)
-    score_run(run, judge=judge, cache_dir=tmp_path / "cache", report=False)
+    score_run(run, judge=judge, cache_dir=tmp_path / "cache", report=False, protocol="robust")
     asked = len(fake_server.requests)
     own = tmp_path / "rbench_verdict.txt"
     own.write_text("Official prompt. Q: {{question}} Gold: {{answer}} Candidate answer: {{extracted}}\nReply 0 or 1.")
-    score_run(run, judge=judge, template=own, cache_dir=tmp_path / "cache", report=False)
+    score_run(run, judge=judge, template=own, cache_dir=tmp_path / "cache", report=False, protocol="robust")
     assert len(fake_server.requests) == asked + 2  # the two verdict prompts changed
     assert _by_id(run)["game-0"].judge["template_sha256"] == load_templates(own)["rbench_verdict"].sha256
 
@@ -361,7 +361,7 @@ def test_bad_templates_are_refused(tmp_path: Path) -> None:
 
 def test_compare_one_run_with_both_modes(tmp_path: Path, items_dir: Path) -> None:
     run = _make_run(tmp_path / "run", items_dir, ["text", "canvas"])
-    score_run(run, report=False)
+    score_run(run, report=False, protocol="robust")
     [comparison] = compare_runs(run, n_boot=2000)
     overall = comparison.groups[-1]
     assert overall.group == "Overall"
@@ -427,7 +427,7 @@ GOBENCH_REPLIES = [
 
 @pytest.mark.parametrize(("reply", "expected"), GOBENCH_REPLIES)
 def test_gobench_critic_replies(reply: str, expected: dict[str, float | None]) -> None:
-    assert model_gobench_scores(reply) == expected
+    assert robust_gobench_scores(reply) == expected
 
 
 def _omni(task: str, answer: str, answer_type: str = "text", choices: list[str] | None = None) -> Item:
@@ -557,4 +557,4 @@ def test_generation_process_and_diagram_judging(tmp_path: Path) -> None:
     assert sorted(judge.images) == [0, 0, 1, 3]  # the generated image; input, reference and edited diagram
     report = (run / "report.md").read_text()
     assert "GOBench generation" in report and "| diffusers:tiny | 1 | 3.50 | 4.00 | 5.00 |" in report
-    assert "| text | 100.0 | 75.0 | 75.0 | 0.0 | 0.0 | 0.50 |" in report
+    assert "| text | 100.0 | 75.0 | 75.0 | 0.0 | 0 | 0.0 | 0 | 0.50 |" in report

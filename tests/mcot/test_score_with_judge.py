@@ -58,7 +58,12 @@ def _verdict(body: dict[str, Any]) -> Reply | Raw:
 
 def test_judge_decides_what_rules_cannot_and_is_cached(judged_run: Path) -> None:
     with FakeProvider(default=_verdict) as server:
-        assert run_score(judged_run, judge="openai:gpt-4o", judge_template=None, base_url=server.openai_url) == 0
+        assert (
+            run_score(
+                judged_run, judge="openai:gpt-4o", judge_template=None, base_url=server.openai_url, protocol="robust"
+            )
+            == 0
+        )
         sent = [r.body for r in server.requests]
     scores = {s["id"]: s for s in read_jsonl(judged_run / "scores.jsonl")}
     assert scores["physics-0001"]["method"] == "rule" and scores["physics-0001"]["correct"] is True
@@ -74,7 +79,7 @@ def test_judge_decides_what_rules_cannot_and_is_cached(judged_run: Path) -> None
 
     # Re-judging reads the cache for settled verdicts; only the judge error is asked again.
     with FakeProvider(default=_verdict) as server:
-        run_score(judged_run, judge="openai:gpt-4o", judge_template=None, base_url=server.openai_url)
+        run_score(judged_run, judge="openai:gpt-4o", judge_template=None, base_url=server.openai_url, protocol="robust")
         again = [r.body for r in server.requests]
     assert 0 < len(again) < len(sent)
     assert all("it moves left" in json.dumps(body["messages"]) for body in again)

@@ -2,9 +2,9 @@ import io
 from pathlib import Path
 
 import pytest
-from conftest import make_image
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from loader_files import make_image
 from PIL import Image
 
 from benchmarks.loaders._answers import answer_letter, infer_answer_type, letters_answer, parse_options, yes_no

@@ -4,7 +4,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import OMNIPHYS_MAPPING, gepbench_native, gobench_dataset, make_image, omniphys_records, write_jsonl
+from loader_files import OMNIPHYS_MAPPING, gepbench_native, gobench_dataset, make_image, omniphys_records, write_jsonl
 from typer.testing import CliRunner
 
 from benchmarks.item import read_items

@@ -2,7 +2,7 @@ import json
 import string
 from pathlib import Path
 
-from conftest import gepbench_native
+from loader_files import gepbench_native
 
 from benchmarks.loaders import load
 

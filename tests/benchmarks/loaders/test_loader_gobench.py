@@ -1,7 +1,7 @@
 from pathlib import Path
 
 import pytest
-from conftest import gobench_dataset, make_image
+from loader_files import gobench_dataset, make_image
 
 from benchmarks.loaders import LoaderError, load
 

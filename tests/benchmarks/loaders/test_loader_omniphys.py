@@ -2,7 +2,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import OMNIPHYS_MAPPING, make_image, omniphys_records, write_jsonl
+from loader_files import OMNIPHYS_MAPPING, make_image, omniphys_records, write_jsonl
 
 from benchmarks.loaders import LoaderError, load, parse_mapping
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import make_image
+from loader_files import make_image
 from PIL import Image
 
 from benchmarks.loaders import LoaderError, load
@@ -175,3 +175,37 @@ def test_wrong_field_types_are_skipped_with_the_row(tmp_path: Path) -> None:
         ("a.parquet:row 0", "wrong field type"),
         ("b.parquet:row 1", "missing field"),
     ]
+
+
+def test_full_split_and_per_category_files_load_each_item_once(tmp_path: Path) -> None:
+    rows = [row for row in _rows() if row["catagory"] in ("Physics", "Math")]
+    same_text_other_image = {**rows[2], "image": {"bytes": make_image(size=(9, 6), fmt="JPEG"), "path": None}}
+    _write_parquet(tmp_path / "data" / "test-00000-of-00001.parquet", [*rows, same_text_other_image])
+    _write_parquet(tmp_path / "physics" / "test-00000-of-00001.parquet", [rows[0], rows[2]])
+    _write_parquet(tmp_path / "math" / "test-00000-of-00001.parquet", [rows[1]])
+    result = load("rbench-v", tmp_path)
+    assert sorted(loaded.item.id for loaded in result.items) == [
+        "math-0000",
+        "physics-0000",
+        "physics-0001",
+        "physics-0002",
+    ]
+    assert result.records == 7
+    duplicates = [skip for skip in result.skipped if skip.kind == "duplicate item"]
+    assert [skip.locator for skip in duplicates] == [
+        "test-00000-of-00001.parquet:row 0",
+        "test-00000-of-00001.parquet:row 0",
+        "test-00000-of-00001.parquet:row 1",
+    ]
+    assert "physics-0000" in duplicates[1].reason or "physics-0000" in duplicates[2].reason
+    assert "math-0000" in duplicates[0].reason
+    assert result.reasons() == {"duplicate item": 3}
+
+
+def test_a_tsv_row_repeated_in_another_file_is_one_item(tmp_path: Path) -> None:
+    image = base64.b64encode(make_image()).decode()
+    _tsv(tmp_path / "RBench-V.tsv", [["0", image, "How many dots?", "4", "counting"]])
+    _tsv(tmp_path / "RBench-V-count.tsv", [["0", image, "How many dots?", " 4 ", "counting"]])
+    result = load("rbench-v", tmp_path)
+    assert [loaded.item.id for loaded in result.items] == ["counting-0000"]
+    assert [skip.kind for skip in result.skipped] == ["duplicate item"]

@@ -1,0 +1,157 @@
+"""RBench-V's two protocols: `official` (the published judge pipeline, to the letter) and `robust` (mcot's rules).
+
+Official: the judge copies the final answer out of the response (`rbench_extract`, up to 5 tries at rising
+temperature); an extracted string equal to the standard answer once both are trimmed is correct with no
+verdict call; otherwise the judge's reply to `rbench_verdict` must be exactly `0` or `1` (up to 5 tries), and
+5 failed tries score 0 (method `judge_error`, counted wrong). No tolerance, units or boxed shortcut. Without a
+judge only `exact_reading` can settle an item (correct); everything else is unjudged.
+
+Robust: the last `\\boxed{}` (or, for choice items, the option letter) is matched by rules (`rbench_match`:
+counts, angles, then `eval.match.match_answer`); what they cannot settle goes to the judge, once per stage.
+docs/scoring.md lists every rule of both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmarks.item import Item
+from eval import judges
+from eval.extract import extract_boxed, extract_boxed_all, extract_choice
+from eval.match import Match, match_angle, match_answer, parse_number, parse_quantity
+from eval.protocols.scorer import Scorer
+from eval.rundir import Score
+
+OFFICIAL_TRIES = 5
+"""Calls per judge stage in the official protocol before the stage counts as failed (score 0)."""
+OFFICIAL_TEMPERATURE_STEP = 0.5
+"""Try k of a stage is asked at temperature k × 0.5 (0, 0.5, 1.0, …) where the judge takes a temperature."""
+COUNTING = "counting"
+
+
+def exact_reading(text: str, answer: str) -> str | None:
+    """Return the rule by which `text` states exactly `answer` with no judge needed, or None.
+
+    "exact-response": the whole trimmed response is the trimmed answer; "exact-boxed": the response holds one
+    `\\boxed{}` and its trimmed content is the trimmed answer. Any judge's extraction of such a response is the
+    answer itself, which the official exact-string rule scores 1 without a verdict call.
+    """
+    target = answer.strip()
+    if not target:
+        return None
+    if text.strip() == target:
+        return "exact-response"
+    boxes = extract_boxed_all(text)
+    if len(boxes) == 1 and boxes[0].strip() == target:
+        return "exact-boxed"
+    return None
+
+
+async def rbench_v_official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+    """RBench-V official: judge extraction, exact string or the judge's 0/1 verdict; 5 failed tries score 0."""
+    if scorer.judge is None:
+        rule = exact_reading(text, item.answer)
+        if rule is not None:
+            score.extracted = item.answer.strip()
+            scorer.settle(score, True, "rule", match=rule)
+        else:
+            scorer.unjudged(score, "official protocol: only a judge extracts the answer (no --judge given)")
+        return
+    template = scorer.templates
+    extraction = await judges.ask_judge_retrying(
+        scorer.judge,
+        template["rbench_extract"],
+        judges.parse_extraction_whole,
+        tries=OFFICIAL_TRIES,
+        temperature_step=OFFICIAL_TEMPERATURE_STEP,
+        cache=scorer.cache,
+        question=item.question,
+        response=text,
+    )
+    records = [extraction.record(scorer.judge.spec)]
+    score.judge = records[0]
+    if extraction.error:
+        scorer.judge_failed(score, extraction)
+        return
+    extracted = str(extraction.value)
+    score.extracted = extracted
+    if extracted.strip() == item.answer.strip():
+        scorer.settle(score, True, "judge", match="exact-after-extraction")
+        return
+    verdict = await judges.ask_judge_retrying(
+        scorer.judge,
+        template["rbench_verdict"],
+        judges.parse_verdict_exact,
+        tries=OFFICIAL_TRIES,
+        temperature_step=OFFICIAL_TEMPERATURE_STEP,
+        cache=scorer.cache,
+        question=item.question,
+        answer=item.answer,
+        extracted=extracted,
+    )
+    records.append(verdict.record(scorer.judge.spec))
+    score.judge = {**records[-1], "stages": records}
+    if verdict.error:
+        scorer.judge_failed(score, verdict)
+        return
+    scorer.settle(score, bool(verdict.value), "judge", match="judge-verdict")
+
+
+def rbench_match(extracted: str, item: Item, rel_tol: float) -> Match:
+    """Return the robust rules' verdict on an extracted answer: counts, then angles, then `match_answer`.
+
+    A counting item whose answer is an integer is wrong for a response that is a non-integer number
+    ("non-integer-count"); an angle in degrees or radians on one side and an angle or a multiple of π on the
+    other are compared in radians ("angle").
+    """
+    if item.category.lower() == COUNTING:
+        want = parse_number(item.answer)
+        got = parse_quantity(extracted)
+        if want is not None and float(want).is_integer() and got is not None and not float(got.value).is_integer():
+            return Match(False, "non-integer-count", {"extracted_value": got.value, "answer_value": want})
+    angle = match_angle(extracted, item.answer, rel_tol)
+    if angle is not None:
+        return angle
+    return match_answer(extracted, item.answer, answer_type=item.answer_type, choices=item.choices, rel_tol=rel_tol)
+
+
+async def rbench_v_robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+    """RBench-V robust: the last boxed answer (or option letter) by rules, else judge extraction, rules, 0/1 verdict."""
+    extracted = extract_boxed(text)
+    if extracted is None and item.answer_type == "choice":
+        extracted = extract_choice(text, item.choices)
+    score.extracted = extracted
+    if extracted is not None:
+        verdict = rbench_match(extracted, item, scorer.rel_tol)
+        if verdict.equal is not None:
+            scorer.settle(score, verdict.equal, match=verdict.rule, **verdict.details)
+            return
+    if scorer.judge is None:
+        scorer.unjudged(score, "no boxed answer" if extracted is None else "rules cannot compare the answers")
+        return
+    records: list[dict[str, Any]] = []
+    if extracted is None:
+        reply = await scorer.ask("rbench_extract", judges.parse_extraction, question=item.question, response=text)
+        records.append(reply.record(scorer.judge.spec))
+        score.judge = records[-1]
+        if reply.error:
+            scorer.judge_failed(score, reply)
+            return
+        extracted = reply.value
+        score.extracted = extracted
+        if extracted is None:
+            scorer.settle(score, False, "judge", match="judge-found-no-answer")
+            return
+        ruled = rbench_match(extracted, item, scorer.rel_tol)
+        if ruled.equal is not None:
+            scorer.settle(score, ruled.equal, "judge", match=ruled.rule, extracted_by="judge", **ruled.details)
+            return
+    reply = await scorer.ask(
+        "rbench_verdict", judges.parse_binary, question=item.question, answer=item.answer, extracted=extracted
+    )
+    records.append(reply.record(scorer.judge.spec))
+    score.judge = records[-1] if len(records) == 1 else {**records[-1], "stages": records}
+    if reply.error:
+        scorer.judge_failed(score, reply)
+        return
+    scorer.settle(score, bool(reply.value), "judge", match="judge-verdict")

@@ -1,0 +1,125 @@
+"""The Scorer: what every benchmark protocol gets besides the item (judge, templates, cache, roots), and failures.
+
+A protocol is a module-level coroutine `(scorer, item, text, result, score) -> None` that fills `score`; the
+benchmark's declaration registers it (eval.registry). A result that failed (status "error" or "budget") never
+reaches a protocol: it is scored `method: "error"`, wrong, with the status and reason in its details.
+A protocol never guesses what it could not decide: without a judge, what rules cannot settle gets method
+"none" (unjudged); a judge that fails or replies unparsably gives method "judge_error". Both have `correct`
+None; the report counts them wrong in its accuracies and shows them in their own columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.item import Item
+from eval import judges
+from eval.judges import JudgeCache, JudgeModel, JudgeReply, Template
+from eval.match import DEFAULT_REL_TOL
+from eval.registry import OFFICIAL, scoring_spec
+from eval.rundir import Score
+
+FAILED_STATUSES = ("error", "budget")
+FACET_KEYS = ("level", "task")
+"""Details that say which kind of item a score is (the cell a table puts it in), kept on failed pairs too."""
+
+
+def failed_score(item: Item, mode: str, status: str, reason: str) -> Score:
+    """Return the score of an (item, arm) the run did not finish: wrong, method "error", status and reason kept."""
+    return Score(
+        id=item.id,
+        mode=mode,
+        benchmark=item.benchmark,
+        category=item.category,
+        score=0.0,
+        correct=False,
+        method="error",
+        details={"status": status, "reason": reason},
+    )
+
+
+@dataclass
+class Scorer:
+    """What a protocol needs besides the item: an optional judge, the templates, the cache, file roots."""
+
+    judge: JudgeModel | None = None
+    templates: dict[str, Template] = field(default_factory=judges.load_templates)
+    cache: JudgeCache | None = None
+    items_root: Path = Path(".")
+    run_root: Path = Path(".")
+    rel_tol: float = DEFAULT_REL_TOL
+    generator: str | None = None
+    protocol: str = OFFICIAL
+    """Which of the benchmark's protocols scores: "official" (the published one) or "robust" (mcot's own)."""
+
+    async def score(self, item: Item, result: dict[str, Any]) -> Score:
+        """Return the score of one (item, result) pair under the protocol registered for the item's benchmark."""
+        base = Score(
+            id=item.id,
+            mode=str(result.get("mode")),
+            benchmark=item.benchmark,
+            category=item.category,
+            score=None,
+            correct=None,
+            method="none",
+        )
+        status = str(result.get("status", "ok"))
+        if status in FAILED_STATUSES:
+            reason = str(result.get("error") or f"the run ended this item with status {status!r}")
+            return await self.failed(item, base.mode, status, reason)
+        base.details["status"] = status
+        text = str(result.get("prediction") or "")
+        await scoring_spec(item.benchmark).protocol_for(self.protocol)(self, item, text, result, base)
+        return base
+
+    async def failed(self, item: Item, mode: str, status: str, reason: str) -> Score:
+        """Return the score of a pair the run did not finish: wrong, method "error", with the item's facets.
+
+        The facets (FACET_KEYS, e.g. GePBench's level, OmniPhys's task kind) are what the item's protocol
+        records for an empty answer without a judge, so that report tables put the failure in its cell.
+        """
+        score = failed_score(item, mode, status, reason)
+        probe = Score(item.id, mode, item.benchmark, item.category, None, None, "none")
+        judgeless = Scorer(templates=self.templates, items_root=self.items_root, run_root=self.run_root)
+        try:
+            protocol = scoring_spec(item.benchmark).protocol_for(self.protocol)
+            await protocol(judgeless, item, "", {"mode": mode, "status": status}, probe)
+        except Exception:  # a protocol that cannot read an empty answer leaves the failure without facets
+            return score
+        score.details.update({key: probe.details[key] for key in FACET_KEYS if key in probe.details})
+        return score
+
+    # ---------------------------------------------------------------------------------------- helpers
+
+    def settle(self, score: Score, correct: bool, method: str = "rule", **details: Any) -> None:
+        """Mark `score` decided (1.0 or 0.0) by `method`, with `details` added; returns nothing."""
+        score.correct = correct
+        score.score = 1.0 if correct else 0.0
+        score.method = method  # type: ignore[assignment]
+        score.details.update(details)
+
+    def unjudged(self, score: Score, reason: str) -> None:
+        """Mark `score` unjudged (method "none": rules could not decide, no judge) with the reason; returns nothing."""
+        score.method = "none"
+        score.details["unjudged"] = reason
+
+    def judge_failed(self, score: Score, reply: JudgeReply) -> None:
+        """Mark `score` a judge error (method "judge_error") with the judge's error; returns nothing."""
+        score.method = "judge_error"
+        score.correct = None
+        score.score = None
+        score.details["judge_error"] = reply.error
+
+    async def ask(self, name: str, parse: Any, images: tuple[bytes, ...] = (), **values: object) -> JudgeReply:
+        """Return the judge's parsed reply to template `name` filled with `values` (cached); needs a judge."""
+        assert self.judge is not None
+        return await judges.ask_judge(
+            self.judge, self.templates[name], parse, cache=self.cache, images=images, **values
+        )
+
+    def image(self, relative: str, *, run: bool = False) -> bytes | None:
+        """Return the bytes of an image under the items root (or the run root), or None when absent."""
+        path = (self.run_root if run else self.items_root) / relative
+        return path.read_bytes() if path.is_file() else None

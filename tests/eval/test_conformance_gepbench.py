@@ -1,0 +1,90 @@
+"""GePBench conformance: each response of the table scored under the official and the robust protocol.
+
+Every line of tests/data/conformance/gepbench.jsonl states both outcomes, written from the rules in
+docs/scoring.md (not from running the code); the test holds both protocols to them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.item import Item
+from eval.protocols.gepbench import answer_letter, gepbench_official, gepbench_robust
+from eval.protocols.scorer import Scorer
+from eval.registry import ProtocolFn
+from eval.rundir import Score
+
+TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "gepbench.jsonl"
+LINES: list[dict[str, Any]] = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line]
+DIFFERING = 30
+"""Lines the two protocols score differently (official outcome ≠ robust outcome); quoted in the closing note."""
+DIFFERING_LETTERS = 33
+"""Lines on which the two protocols read a different letter (or one reads none): the 30 above and 3 both wrong."""
+
+
+def _item(line: dict[str, Any]) -> Item:
+    fields = line["item"]
+    return Item(
+        id=line["id"],
+        benchmark="gepbench",
+        category=fields["category"],
+        question="Which option is right?",
+        choices=fields["choices"],
+        answer=fields["answer"],
+        answer_type="choice",
+        meta=fields.get("meta", {}),
+    )
+
+
+def _score(protocol: ProtocolFn, line: dict[str, Any]) -> Score:
+    item = _item(line)
+    score = Score(item.id, "text", item.benchmark, item.category, None, None, "none")
+    result = {"id": item.id, "mode": "text", "status": "ok", "prediction": line["response"]}
+    asyncio.run(protocol(Scorer(), item, line["response"], result, score))
+    return score
+
+
+def test_table_is_large_and_well_formed() -> None:
+    assert len(LINES) >= 60
+    assert len({line["id"] for line in LINES}) == len(LINES)
+    for line in LINES:
+        assert set(line) == {"id", "item", "response", "official", "robust", "why"}, line["id"]
+        assert isinstance(line["official"], bool) and isinstance(line["robust"], bool), line["id"]
+        assert answer_letter(_item(line)) in "ABCD", line["id"]
+
+
+@pytest.mark.parametrize("line", LINES, ids=[line["id"] for line in LINES])
+def test_official_outcome(line: dict[str, Any]) -> None:
+    score = _score(gepbench_official, line)
+    assert score.correct is line["official"], (line["response"], score.extracted, line["why"])
+    assert score.method == "rule"
+    assert score.details["level"] == line["item"]["meta"]["level"]
+
+
+@pytest.mark.parametrize("line", LINES, ids=[line["id"] for line in LINES])
+def test_robust_outcome(line: dict[str, Any]) -> None:
+    score = _score(gepbench_robust, line)
+    assert score.correct is line["robust"], (line["response"], score.extracted, line["why"])
+    assert score.method == "rule"
+    assert score.details["level"] == line["item"]["meta"]["level"]
+
+
+def test_count_of_lines_read_differently() -> None:
+    differing = [line["id"] for line in LINES if line["official"] != line["robust"]]
+    assert len(differing) == DIFFERING, differing
+    scored = [
+        line["id"] for line in LINES if _score(gepbench_official, line).correct != _score(gepbench_robust, line).correct
+    ]
+    assert scored == differing
+    letters = [
+        line["id"]
+        for line in LINES
+        if _score(gepbench_official, line).extracted != _score(gepbench_robust, line).extracted
+    ]
+    assert len(letters) == DIFFERING_LETTERS, letters
+    assert set(differing) <= set(letters)
