@@ -1,7 +1,8 @@
 """The solver: a LangGraph draw–observe–revise loop, model backends, prompts and visual traces.
 
 Public surface: `solve`, `Solver`, `ChatSolver`, `load_model`, `register_backend`, `backend_names`, `ask_text`,
-`Budget`, `Prediction`, `Trace`, `Step`, `prompt_hashes`.
+`Budget`, `Prediction`, `Trace`, `Step`, `prompt_hashes`; image generators: `load_generator`,
+`register_generator`, `generator_names`, `ImageSolver`, `ImageOptions`, `ImageRequest`, `ImageResponse`.
 Names are imported on first use, so `import agents.trace` (what eval reads) does not load LangGraph or
 the provider SDKs. See docs/agent.md.
 """
@@ -33,6 +34,16 @@ _EXPORTS = {
     "Recorder": "agents.trace",
     "Step": "agents.trace",
     "Trace": "agents.trace",
+    "GeneratedImage": "agents.generators",
+    "GeneratorError": "agents.generators",
+    "ImageGenerator": "agents.generators",
+    "ImageRequest": "agents.generators",
+    "ImageResponse": "agents.generators",
+    "generator_names": "agents.generators",
+    "load_generator": "agents.generators",
+    "register_generator": "agents.generators",
+    "ImageOptions": "agents.generators.solver",
+    "ImageSolver": "agents.generators.solver",
 }
 
 if TYPE_CHECKING:
@@ -41,6 +52,17 @@ if TYPE_CHECKING:
     from agents.backends.base import ModelBackend, ModelRequest, ModelResponse
     from agents.budget import Budget
     from agents.errors import AgentError, ModelError, ModelSpecError, PromptError
+    from agents.generators import (
+        GeneratedImage,
+        GeneratorError,
+        ImageGenerator,
+        ImageRequest,
+        ImageResponse,
+        generator_names,
+        load_generator,
+        register_generator,
+    )
+    from agents.generators.solver import ImageOptions, ImageSolver
     from agents.prompts import prompt_hashes
     from agents.registry import Registry
     from agents.solver import ChatSolver, Prediction, Solver, solve
@@ -64,6 +86,13 @@ __all__ = [
     "AgentError",
     "Budget",
     "ChatSolver",
+    "GeneratedImage",
+    "GeneratorError",
+    "ImageGenerator",
+    "ImageOptions",
+    "ImageRequest",
+    "ImageResponse",
+    "ImageSolver",
     "ModelBackend",
     "ModelError",
     "ModelRequest",
@@ -78,8 +107,11 @@ __all__ = [
     "Trace",
     "ask_text",
     "backend_names",
+    "generator_names",
+    "load_generator",
     "load_model",
     "prompt_hashes",
     "register_backend",
+    "register_generator",
     "solve",
 ]

@@ -90,6 +90,8 @@ class Session:
     answer: str = ""
     observed_version: int = 0
     canvas_sha: str | None = None
+    output_image: str | None = None
+    """For an item whose answer is an image: the run-relative blob path of the final canvas (set by `finish`)."""
     redact: Callable[[str], str] = lambda s: s
 
     @property
@@ -260,6 +262,24 @@ class Session:
         except Exception as exc:  # a tool bug must never end the item
             message = f"tool {call.name} failed: {type(exc).__name__}: {exc}"
             return ToolOutcome(ok=False, text=message, error=message)
+
+    # --- finish ----------------------------------------------------------------------------------------
+    def finish(self, *, settled: bool = True) -> str | None:
+        """Keep the final canvas as the output of an item whose answer is an image; return its blob path or None.
+
+        `settled` False (the wall-clock budget ran out, a tool thread may still be drawing): the last observed
+        canvas is kept instead of a fresh snapshot. Items of other answer types, and solves without a canvas,
+        keep nothing.
+        """
+        if self.view.answer_type != "image" or self.canvas is None:
+            return None
+        if settled:
+            snap = self.canvas.snapshot()
+            self.blobs.put(snap.png, ".png")
+            self.output_image = blob_path(snap.sha256)
+        elif self.canvas_sha is not None:
+            self.output_image = blob_path(self.canvas_sha)
+        return self.output_image
 
     # --- observe ---------------------------------------------------------------------------------------
     async def observe(self, changed: list[str]) -> None:

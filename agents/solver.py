@@ -1,8 +1,8 @@
 """Solvers: `solve(item, ...)` runs one item in one arm → (Prediction, Trace); `ChatSolver` wraps it for runners.
 
 A `Solver` is what a runner drives: an arm label, a `describe()` for the run manifest and an async `solve`.
-`ChatSolver` is a chat model in one arm (text, canvas, tools or a custom tool list); image generators (a later
-issue) will be Solvers too, so the runner never needs to know which kind it runs.
+`ChatSolver` is a chat model in one arm (text, canvas, tools or a custom tool list); an image generator is a
+Solver too (`agents.generators.solver.ImageSolver`), so the runner never needs to know which kind it runs.
 """
 
 from __future__ import annotations
@@ -32,7 +32,11 @@ Status = Literal["ok", "error", "budget"]
 
 @dataclass
 class Prediction:
-    """The outcome of one solve: status, the final text verbatim, turns, usage, wall time, error."""
+    """The outcome of one solve: status, the final text verbatim, turns, usage, wall time, error.
+
+    A prediction that is an image (a generator's, or an edited diagram's final canvas) also carries `images`
+    (run-relative blob paths, `blobs/<sha>.png`, the first being the answer) and `image_meta` (one dict per image).
+    """
 
     status: Status
     text: str
@@ -40,10 +44,12 @@ class Prediction:
     usage: dict[str, Any] = field(default_factory=dict)
     latency_s: float = 0.0
     error: str | None = None
+    images: list[str] = field(default_factory=list)
+    image_meta: list[dict[str, Any]] = field(default_factory=list)
 
     def to_record(self) -> dict[str, Any]:
-        """Return the fields of a results.jsonl line that the prediction owns."""
-        return {
+        """Return the fields of a results.jsonl line the prediction owns (with `images`, `image`, `image_meta` if any)."""
+        record = {
             "status": self.status,
             "prediction": self.text,
             "steps": self.steps,
@@ -51,6 +57,11 @@ class Prediction:
             "latency_s": self.latency_s,
             "error": self.error,
         }
+        if self.images:
+            record["images"] = list(self.images)
+            record["image"] = self.images[0]
+            record["image_meta"] = list(self.image_meta)
+        return record
 
 
 async def solve(
@@ -93,6 +104,7 @@ async def solve(
     started = time.perf_counter()
     status: Status
     error: str | None = None
+    timed_out = False
     try:
         async with asyncio.timeout(budget.item_timeout_s):
             final = await solver_graph().ainvoke(
@@ -102,11 +114,18 @@ async def solve(
         if status == "running":
             status, error = "error", "the loop ended without an answer"
     except TimeoutError:
+        timed_out = True
         status, error = "budget", f"wall-clock budget spent: {budget.item_timeout_s} s"
     except GraphRecursionError:
         status, error = "budget", f"graph step limit reached ({budget.recursion_limit()})"
     except Exception as exc:
         status, error = "error", session.redact(f"{type(exc).__name__}: {exc}")
+    try:  # an item whose answer is an image: the final canvas is the output
+        output = await asyncio.to_thread(session.finish, settled=not timed_out)
+    except Exception as exc:
+        output = None
+        if status == "ok":
+            status, error = "error", session.redact(f"the final canvas could not be kept: {type(exc).__name__}: {exc}")
     usage = {
         "input_tokens": session.input_tokens,
         "output_tokens": session.output_tokens,
@@ -119,9 +138,16 @@ async def solve(
         usage=usage,
         latency_s=round(time.perf_counter() - started, 4),
         error=error,
+        images=[output] if output else [],
+        image_meta=[{"source": "canvas", **_size(session.canvas)}] if output else [],
     )
     # a copy: after a timeout a tool thread may still be finishing and must not change what is returned
     return prediction, Trace(list(session.recorder.trace.steps))
+
+
+def _size(canvas: Any) -> dict[str, int]:
+    """Return a canvas's {"width", "height"} in pixels."""
+    return {"width": canvas.width, "height": canvas.height}
 
 
 def _arm_tools(arm: str) -> tuple[str, ...]:

@@ -83,11 +83,12 @@ def element_svg(element: Element, base: Image.Image | None) -> str:
 
 def _text(x: float, y: float, text: str, size: float, color: str, *, baseline: bool) -> str:
     anchor = "" if baseline else ' dominant-baseline="text-before-edge"'
-    return (
-        f'<text x="{_n(x)}" y="{_n(y)}" font-family="{FONT_FACE}" font-weight="bold" font-size="{_n(size)}" '
-        f'fill="{color}" stroke="white" stroke-width="{_n(max(2.0, size / 6))}" paint-order="stroke"{anchor}>'
-        f"{escape(text)}</text>"
-    )
+    font = f'x="{_n(x)}" y="{_n(y)}" font-family="{FONT_FACE}" font-weight="bold" font-size="{_n(size)}"{anchor}'
+    # the white halo and the letters are two elements, halo first: renderers that ignore paint-order
+    # (cairosvg among them) would otherwise paint the halo over the letters
+    halo = f'<text {font} fill="none" stroke="white" stroke-width="{_n(max(2.0, size / 6))}">{escape(text)}</text>'
+    return f'{halo}<text {font} fill="{color}">{escape(text)}</text>'
+
 
 
 def _patch(p: dict, base: Image.Image | None) -> str:

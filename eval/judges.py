@@ -312,9 +312,9 @@ def parse_extraction(raw: str) -> str | None:
     return line
 
 
-def parse_gobench_rating(raw: str) -> dict[str, Any]:
-    """Return {"answers": 5 values in {0, 0.5, 1}, "authenticity": sum, "aesthetics", "fidelity"}."""
-    answers = extract_yes_no_answers(raw, 5)
+def parse_gobench_rating(raw: str, count: int = 5) -> dict[str, Any]:
+    """Return {"answers": `count` values in {0, 0.5, 1}, "authenticity": their sum, "aesthetics", "fidelity"}."""
+    answers = extract_yes_no_answers(raw, count)
     aesthetics = extract_rating(raw, "aesthetic")
     fidelity = extract_rating(raw, "fidelity")
     if fidelity is None:

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from eval.calibration import calibrate, has_known_answers
 from eval.rundir import Score, order_arms
 from eval.stats import plcc, srcc
 
@@ -280,25 +281,164 @@ def _between_dimensions(title: str, scores: Sequence[Score], key: str) -> Table:
     return table
 
 
+GOBENCH_CATEGORY_LABELS = {
+    "direct_light_images": "direct light",
+    "reflect_light_images": "reflection",
+    "refracted_light_images": "refraction",
+}
+"""GOBench's three categories (the items' `category`) under the paper's names."""
+ALL_ARMS = "all arms"
+"""The row of a generation or calibration table that pools every arm (shown when there are several)."""
+GENERATION_COUNTS = ["unrated", "run errors", "unjudged", "judge errors"]
+"""The count columns of the generation tables: images without judge scores, and why (they sum to unrated)."""
+DIMENSION_PAIRS = (("aesthetics", "authenticity"), ("authenticity", "fidelity"), ("aesthetics", "fidelity"))
+"""The pairs of GOBench's Table 2 (correlations between dimensions)."""
+
+
+def gobench_category(category: str) -> str:
+    """Return the label of a GOBench category (direct light, reflection, refraction), else the category as is."""
+    return GOBENCH_CATEGORY_LABELS.get(category, category)
+
+
+def generation_counts(scores: Sequence[Score]) -> list[str]:
+    """Return the GENERATION_COUNTS cells: unrated images, then run errors, unjudged and judge errors among them."""
+    errors = sum(1 for s in scores if s.method == "error")
+    judge_errors = sum(1 for s in scores if s.method == "judge_error")
+    unrated = sum(1 for s in scores if "judge_scores" not in s.details)
+    return [str(unrated), str(errors), str(unrated - errors - judge_errors), str(judge_errors)]
+
+
+def generation_means(scores: Sequence[Score]) -> list[float | None]:
+    """Return the mean judge score per dimension (authenticity, aesthetics, fidelity) over the rated images."""
+    rated = [s.details["judge_scores"] for s in scores if "judge_scores" in s.details]
+    return [_mean([float(ratings[dim]) for ratings in rated]) for dim in GOBENCH_DIMENSIONS]
+
+
+def _generators(scores: Sequence[Score]) -> str:
+    names = sorted({str(s.details["generator"]) for s in scores if s.details.get("generator")})
+    return ", ".join(names) or "—"
+
+
+def _with_all_arms(scores: Sequence[Score]) -> list[tuple[str, list[Score]]]:
+    groups = list(by_mode(scores).items())
+    return [*groups, (ALL_ARMS, list(scores))] if len(groups) > 1 else groups
+
+
+def generation_generator_table(scores: Sequence[Score]) -> Table:
+    """Return GOBench Table 1's form: per generator (arm), n images and the mean of each dimension, with the
+    unrated images counted (run errors, unjudged, judge errors)."""
+    table = Table(
+        "GOBench generation — per generator",
+        ["Arm", "Generator", "n", "Authenticity (0–5)", "Aesthetics (1–5)", "Fidelity (1–5)", *GENERATION_COUNTS],
+    )
+    for mode, group in by_mode(scores).items():
+        means = generation_means(group)
+        table.rows.append(
+            [mode, _generators(group), str(len(group)), *(num(m) for m in means), *generation_counts(group)]
+        )
+    table.notes = [
+        "means over the images the judge rated; n = every (item, arm) pair of the arm; unrated = run errors (no "
+        "image) + unjudged (no judge, no image or no questions) + judge errors (failed or unparsable replies)",
+        "authenticity = the sum of the answers to the image's five questions (Yes 1, No 0, Cannot be determined "
+        "0.5); aesthetics and fidelity are the judge's 1–5 ratings (GOBench Table 1 reports human ratings)",
+    ]
+    return table
+
+
+def generation_category_table(scores: Sequence[Score]) -> Table:
+    """Return the mean of each dimension per generator (arm) and GOBench category (direct light, reflection,
+    refraction; other categories by name), with n and the unrated count."""
+    table = Table(
+        "GOBench generation — per category",
+        ["Arm", "Category", "n", "Authenticity (0–5)", "Aesthetics (1–5)", "Fidelity (1–5)", "unrated"],
+    )
+    order = list(GOBENCH_CATEGORY_LABELS.values())
+    for mode, group in by_mode(scores).items():
+        cells: dict[str, list[Score]] = defaultdict(list)
+        for score in group:
+            cells[gobench_category(score.category)].append(score)
+        for label in sorted(cells, key=lambda name: (order.index(name) if name in order else len(order), name)):
+            cell = cells[label]
+            means = generation_means(cell)
+            table.rows.append([mode, label, str(len(cell)), *(num(m) for m in means), generation_counts(cell)[0]])
+    table.notes = ["means over the rated images of each cell; unrated as in the per-generator table"]
+    return table
+
+
+def generation_correlation_table(scores: Sequence[Score]) -> Table:
+    """Return GOBench Table 2's form: PLCC / SRCC between the judge's dimensions per generator (arm), and over
+    all arms when there are several; "—" with fewer than 3 rated images."""
+    table = Table(
+        "GOBench generation — between dimensions (PLCC / SRCC)",
+        ["Arm", "n rated", *(f"{a}–{b}" for a, b in DIMENSION_PAIRS)],
+    )
+    for label, group in _with_all_arms(scores):
+        rated = [s.details["judge_scores"] for s in group if "judge_scores" in s.details]
+        cells = [_corr_cell([(float(r[a]), float(r[b])) for r in rated]) for a, b in DIMENSION_PAIRS]
+        table.rows.append([label, str(len(rated)), *cells])
+    table.notes = ["over the rated images; — with fewer than 3 (or a constant dimension)"]
+    return table
+
+
+def judge_calibration_table(scores: Sequence[Score]) -> Table | None:
+    """Return the judge's agreement with known answers per arm (and over all arms), or None when no image of
+    the scores carries known answers (eval.calibration defines the figures)."""
+    known = [s for s in scores if has_known_answers(s)]
+    if not known:
+        return None
+    table = Table(
+        "Judge calibration",
+        [
+            "Arm",
+            "n images",
+            "n questions",
+            "agreement",
+            "false-Yes",
+            "false-No",
+            "Cannot be determined",
+            "known Yes",
+            "known No",
+            "unrated",
+        ],
+    )
+    for label, group in _with_all_arms(known):
+        c = calibrate(group)
+        table.rows.append(
+            [
+                label,
+                str(c.images),
+                str(c.questions),
+                pct(c.agreement),
+                pct(c.false_yes_rate),
+                pct(c.false_no_rate),
+                pct(c.cannot_rate),
+                str(c.known_yes),
+                str(c.known_no),
+                str(c.unrated),
+            ]
+        )
+    table.notes = [
+        "over the rated images whose answers are known by construction (procedural scenes and their broken "
+        "twins), one per question: agreement = questions answered as known / n questions; false-Yes = judge Yes "
+        "where the known answer is No / known No; false-No = judge No where the known answer is Yes / known Yes; "
+        "Cannot be determined = those answers / n questions (never an agreement, never a false Yes or No)",
+        "unrated: images with known answers the judge did not rate (judge errors, no judge); not in the figures",
+    ]
+    return table
+
+
 def gobench_generation_tables(scores: Sequence[Score]) -> list[Table]:
-    """Return the generation table (mean judge score per generator per dimension) and the dimension correlations."""
-    rated = [s for s in scores if "judge_scores" in s.details]
-    table = Table("GOBench generation — mean judge score (1–5; authenticity 0–5)", ["Generator", "n"])
-    table.columns += [dim.capitalize() for dim in GOBENCH_DIMENSIONS]
-    generators: dict[str, list[Score]] = defaultdict(list)
-    for score in rated:
-        generators[str(score.details.get("generator") or score.mode)].append(score)
-    for name, group in sorted(generators.items()):
-        means = [sum(s.details["judge_scores"][dim] for s in group) / len(group) for dim in GOBENCH_DIMENSIONS]
-        table.rows.append([name, str(len(group))] + [num(value) for value in means])
-    failed = [s for s in scores if s.method == "error"]
-    unrated = [s for s in scores if "judge_scores" not in s.details and s.method != "error"]
-    if failed:
-        table.notes.append(f"{len(failed)} generation(s) failed in the run (errors; no image to rate)")
-    if unrated:
-        table.notes.append(f"{len(unrated)} image(s) not rated (judge errors or no judge; see scores.jsonl)")
-    between = _between_dimensions("GOBench generation — between dimensions (PLCC / SRCC)", rated, "judge_scores")
-    return [table, between]
+    """Return the generation tables: per generator (Table 1's form), per category, between dimensions (Table 2's
+    form) and, when images carry known answers, the judge calibration."""
+    tables = [
+        generation_generator_table(scores),
+        generation_category_table(scores),
+        generation_correlation_table(scores),
+    ]
+    calibration = judge_calibration_table(scores)
+    if calibration is not None:
+        tables.append(calibration)
+    return tables
 
 
 OMNIPHYS_OBJECTIVE = ("single", "multi", "tf", "fill")

@@ -124,6 +124,8 @@ def _figures(run: Run, scores: Sequence[Score], out: Path) -> list[tuple[str, st
     made: list[tuple[str, str]] = []
     groups: dict[str, dict[str, list[Score]]] = defaultdict(lambda: defaultdict(list))
     for score in scores:
+        if "generator" in score.details:
+            continue  # a generated image is rated, not right or wrong: it has no place in an accuracy chart
         groups[f"{score.benchmark}/{score.category}"][score.mode].append(score)
     modes = list(by_mode(scores))
     names = sorted(groups)
@@ -185,11 +187,13 @@ def _header(
     run: Run, scores: Sequence[Score], protocol: str | None = None, both: bool = False
 ) -> list[tuple[str, str]]:
     manifest = run.manifest
+    generator = (manifest.get("generator") or {}).get("spec")
     model = (manifest.get("model") or {}).get("spec", "?")
+    solver = ("generator", str(generator)) if generator else ("model", str(model))
     dataset = manifest.get("dataset") or {}
     judges = sorted({str(s.judge.get("spec")) for s in scores if s.judge})
     rows = [
-        ("model", str(model)),
+        solver,
         ("arms", ", ".join(_arm_label(run, arm) for arm in by_mode(scores)) or "—"),
         (
             "dataset",

@@ -31,7 +31,7 @@ from eval.protocols import (
 )
 from eval.registry import ScoringSpec, register_scoring
 from eval.registry import unregister_scoring as _unregister_scoring
-from eval.verify import verify_games_trace
+from eval.verify import verify_diagram_trace, verify_games_trace
 
 
 @dataclass(frozen=True)
@@ -96,12 +96,13 @@ def builtin_benchmarks() -> tuple[Benchmark, ...]:
             "omniphys",
             "OmniPhys: physics problems scored on result and process, and diagram editing",
             TaskFormat(load_prompt("task.omniphys.txt"), answer_line),
-            ScoringSpec(omniphys_official, omniphys_tables),
+            ScoringSpec(omniphys_official, omniphys_tables, verify_diagram_trace),
             loader="omniphys",
         ),
         Benchmark(
             "games",
-            "mcot's generated RBench-V-style games with exact solution geometry (maze, bounce, dart, ray, dots, triangles)",
+            "mcot's generated RBench-V-style games with exact solution geometry "
+            "(maze, bounce, dart, ray, dots, triangles)",
             TaskFormat(load_prompt("task.default.txt"), boxed),
             ScoringSpec(games_protocol, games_tables, verify_games_trace),
         ),

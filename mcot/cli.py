@@ -40,13 +40,7 @@ def _dispatch(module: str, function: str, **kwargs: Any) -> None:
         from mcot.benchmarks import declare_builtin
 
         declare_builtin()
-    name = f"mcot.commands.{module}"
-    try:
-        command_module = importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name != name:
-            raise  # a missing dependency inside a built command is a real error, not "not built"
-        _fail(f"`{module}` is not built yet")
+    command_module = importlib.import_module(f"mcot.commands.{module}")
     target: Callable[..., Any] = getattr(command_module, function)
     try:
         code = target(**kwargs)
@@ -207,7 +201,9 @@ def compare(
     run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="a scored run")],
     run_b: Annotated[Path | None, typer.Argument(metavar="RUN_B", help="a second run to pair with")] = None,
     a: Annotated[str | None, typer.Option("--a", help="the baseline arm (default: text)")] = None,
-    b: Annotated[str | None, typer.Option("--b", help="the arm compared with it (default: canvas, or the other arm)")] = None,
+    b: Annotated[
+        str | None, typer.Option("--b", help="the arm compared with it (default: canvas, or the other arm)")
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="write the comparison as markdown here")] = None,
     force: Annotated[bool, typer.Option(help="compare runs that differ in more than the arm")] = False,
 ) -> None:
@@ -236,12 +232,36 @@ def view(
 
 @app.command()
 def imagine(
-    data: Annotated[Path, typer.Option(help="GOBench data or generation items")],
-    generator: Annotated[str, typer.Option(help="diffusers:PATH or an API image generator spec")],
-    out: Annotated[Path, typer.Option(help="output directory")],
+    data: Annotated[Path, typer.Option(help="GOBench data (one prompt per scenario), or items with image answers")],
+    generator: Annotated[str, typer.Option(help="diffusers:PATH | openai-image:MODEL | procedural")],
+    out: Annotated[Path, typer.Option(help="run directory (re-running the same command resumes it)")],
+    n_per_prompt: Annotated[int, typer.Option(help="images per prompt (each scored on its own)")] = 1,
+    seed: Annotated[int | None, typer.Option(help="seed of the first image (sample k uses seed + k)")] = None,
+    steps: Annotated[int | None, typer.Option(help="diffusion steps (diffusers)")] = None,
+    guidance: Annotated[float | None, typer.Option(help="guidance scale (diffusers)")] = None,
+    size: Annotated[str | None, typer.Option(help="image size WIDTHxHEIGHT, e.g. 512x512")] = None,
+    base_url: Annotated[str | None, typer.Option(help="API base URL (openai-image)")] = None,
+    limit: Annotated[int | None, typer.Option(help="only the first N prompts")] = None,
+    concurrency: Annotated[int, typer.Option(help="images generated at once")] = 2,
+    max_tries: Annotated[int, typer.Option(help="tries per API call (retries on 429, 5xx, time-outs)")] = 6,
 ) -> None:
-    """Generate images for GOBench-style optical prompts."""
-    _dispatch("imagine", "run_imagine", data=data, generator=generator, out=out)
+    """Generate GOBench-style optical scenes (or edit diagrams) into a run directory (exit 3: some failed)."""
+    _dispatch(
+        "imagine",
+        "run_imagine",
+        data=data,
+        generator=generator,
+        out=out,
+        n_per_prompt=n_per_prompt,
+        seed=seed,
+        steps=steps,
+        guidance=guidance,
+        size=size,
+        base_url=base_url,
+        limit=limit,
+        concurrency=concurrency,
+        max_tries=max_tries,
+    )
 
 
 @tools_app.callback(invoke_without_command=True)

@@ -6,6 +6,7 @@ changes nothing else; a resume whose settings would change results is refused wi
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,6 @@ from typing import Any
 
 from eval.rundir import now_iso
 from mcot import __version__
-from mcot.arms import Arm
 
 
 @dataclass(frozen=True)
@@ -40,23 +40,28 @@ class DatasetInfo:
 
 def build_manifest(
     *,
-    model: dict[str, Any],
-    arms: tuple[Arm, ...],
+    model: dict[str, Any] | None,
+    arms: list[dict[str, Any]],
     solver: dict[str, Any],
     config: dict[str, Any],
     prompts: dict[str, str],
     dataset: DatasetInfo,
     concurrency: int,
+    command: str = "mcot run",
+    generator: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Return the manifest of a new run (DESIGN.md's fields; never an API key)."""
+    """Return the manifest of a new run (DESIGN.md's fields; never an API key).
+
+    A chat run names its `model`; a generation run (`mcot imagine`) its `generator` instead.
+    """
     started = now_iso()
-    return {
+    manifest = {
         "mcot_version": __version__,
         "created": started,
-        "command": "mcot run",
+        "command": command,
         "model": model,
-        "arms": [arm.manifest_entry() for arm in arms],
-        "modes": [arm.name for arm in arms],
+        "arms": arms,
+        "modes": [arm["name"] for arm in arms],
         "solver": solver,
         "config": config,
         "prompts": prompts,
@@ -64,6 +69,9 @@ def build_manifest(
         "sessions": [new_session(concurrency, started)],
         "judge": None,
     }
+    if generator is not None:
+        manifest["generator"] = generator
+    return manifest
 
 
 def new_session(concurrency: int, started: str | None = None) -> dict[str, Any]:
@@ -71,8 +79,9 @@ def new_session(concurrency: int, started: str | None = None) -> dict[str, Any]:
     return {"started": started or now_iso(), "finished": None, "concurrency": concurrency, "mcot_version": __version__}
 
 
-def _arms_view(manifest: dict[str, Any]) -> list[tuple[str, list[str], dict[str, str]]]:
-    return [(a.get("name"), a.get("tools"), a.get("tool_schemas")) for a in manifest.get("arms") or []]
+def _arms_view(manifest: dict[str, Any]) -> list[tuple[Any, ...]]:
+    keys = ("name", "tools", "tool_schemas", "generator", "options")
+    return [tuple(arm.get(key) for key in keys) for arm in manifest.get("arms") or []]
 
 
 def _config(key: str) -> Callable[[dict[str, Any]], Any]:
@@ -83,11 +92,13 @@ ARMS = "--mode/--tools (the arms and their tools)"
 PROMPTS = "the prompt templates"
 RESULT_SETTINGS: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
     ("--model", lambda m: (m.get("model") or {}).get("spec")),
+    ("--generator", lambda m: (m.get("generator") or {}).get("spec")),
     ("--data (the run's items)", lambda m: (m.get("dataset") or {}).get("sha256")),
     (ARMS, _arms_view),
     ("--max-steps", _config("max_steps")),
     ("--temperature", _config("temperature")),
     ("--seed", _config("seed")),
+    ("--n-per-prompt", _config("n_per_prompt")),
     ("max_canvas_images", _config("max_canvas_images")),
     ("max_output_tokens", _config("max_output_tokens")),
     (PROMPTS, lambda m: m.get("prompts")),
@@ -104,7 +115,7 @@ def resume_conflicts(existing: dict[str, Any], fresh: dict[str, Any]) -> list[st
             continue
         if label == PROMPTS:
             lines.append(f"{label}: changed since the run ({', '.join(changed_prompts(existing, fresh))})")
-        elif label == ARMS and [a[:2] for a in old] == [a[:2] for a in new]:
+        elif label == ARMS and [a[:2] + a[3:] for a in old] == [a[:2] + a[3:] for a in new]:
             changed = ", ".join(changed_tool_schemas(existing, fresh))
             lines.append(f"{label}: a tool's schema changed since the run ({changed})")
         else:
@@ -114,7 +125,7 @@ def resume_conflicts(existing: dict[str, Any], fresh: dict[str, Any]) -> list[st
 
 def _describe(label: str, value: Any) -> str:
     if label == ARMS:
-        return ", ".join(f"{name} ({len(tools or [])} tools)" for name, tools, _ in value) or "none"
+        return ", ".join(_arm_words(arm) for arm in value) or "none"
     if isinstance(value, str) and len(value) == 64:
         return value[:12] + "…"
     return repr(value)
@@ -134,3 +145,10 @@ def changed_tool_schemas(existing: dict[str, Any], fresh: dict[str, Any]) -> lis
         before = old.get(arm["name"], {})
         changed += [f"{arm['name']}/{t}" for t, sha in arm["tool_schemas"].items() if before.get(t) not in (None, sha)]
     return changed
+
+
+def _arm_words(arm: tuple[Any, ...]) -> str:
+    name, tools, _, generator, options = arm
+    if generator is not None:
+        return f"{name} ({generator}, {json.dumps(options, sort_keys=True)})"
+    return f"{name} ({len(tools or [])} tools)"

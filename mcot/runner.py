@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmarks.item import ITEMS_FILE, Item, ItemError, read_items
 from eval.rundir import ITEMS_COPY, RunDir, file_sha256, now_iso, write_text_atomic
@@ -18,6 +18,9 @@ from mcot.arms import Arm, parse_arms
 from mcot.errors import UsageError
 from mcot.failures import FailureSummary, summarize_failures
 from mcot.manifest import DatasetInfo, build_manifest, new_session, resume_conflicts
+
+if TYPE_CHECKING:
+    from agents.solver import Solver
 
 CONVERTED = "data"
 DONE_STATUSES = ("ok", "budget")
@@ -70,8 +73,11 @@ class RunSummary:
     succeeded: int = 0
 
 
-def prepare_dataset(data: Path, fmt: str | None, run_root: Path) -> Path:
-    """Return an items directory for `data`: itself, or a conversion of native files into RUN/data."""
+def prepare_dataset(data: Path, fmt: str | None, run_root: Path, **convert_options: Any) -> Path:
+    """Return an items directory for `data`: itself, or a conversion of native files into RUN/data.
+
+    `convert_options` go to the loader of the detected format when it takes them (GOBench's `generation`).
+    """
     data = Path(data)
     if not data.exists():
         raise UsageError(f"--data {data} does not exist")
@@ -80,27 +86,30 @@ def prepare_dataset(data: Path, fmt: str | None, run_root: Path) -> Path:
     converted = run_root / CONVERTED
     if (converted / ITEMS_FILE).is_file():
         return converted.resolve()
-    from benchmarks.loaders import LoaderError, convert, detect_format
+    from benchmarks.loaders import LoaderError, convert, detect_format, options_of
 
     fmt = fmt or detect_format(data)
     if fmt is None:
         raise UsageError(f"cannot tell the format of {data}; pass --format rbench-v|gepbench|gobench|omniphys")
+    options = {key: value for key, value in convert_options.items() if key in options_of(fmt)}
     try:
-        summary = convert(fmt, data, converted)
+        summary = convert(fmt, data, converted, **options)
     except LoaderError as exc:
         raise UsageError(str(exc)) from exc
     print(f"converted {data} ({fmt}): {summary.written} items, {summary.skipped} skipped", file=sys.stderr)
     return converted.resolve()
 
 
-def select_items(items_dir: Path, limit: int | None) -> tuple[list[Item], str, DatasetInfo]:
-    """Return the run's items (the first `limit`), the text of their frozen copy, and the manifest's dataset info."""
+def read_source_items(items_dir: Path) -> list[Item]:
+    """Return the items of an items directory; a malformed one is a UsageError."""
     try:
-        items = read_items(items_dir)
+        return read_items(items_dir)
     except ItemError as exc:
         raise UsageError(str(exc)) from exc
-    if limit is not None:
-        items = items[:limit]
+
+
+def freeze(items: list[Item], items_dir: Path, limit: int | None) -> tuple[str, DatasetInfo]:
+    """Return the text of the run's frozen RUN/items.jsonl (one line an item) and the manifest's dataset info."""
     frozen = "".join(item.to_json_line() + "\n" for item in items)
     info = DatasetInfo(
         path=items_dir,
@@ -109,6 +118,15 @@ def select_items(items_dir: Path, limit: int | None) -> tuple[list[Item], str, D
         n_items=len(items),
         limit=limit,
     )
+    return frozen, info
+
+
+def select_items(items_dir: Path, limit: int | None) -> tuple[list[Item], str, DatasetInfo]:
+    """Return the run's items (the first `limit`), the text of their frozen copy, and the manifest's dataset info."""
+    items = read_source_items(items_dir)
+    if limit is not None:
+        items = items[:limit]
+    frozen, info = freeze(items, items_dir, limit)
     return items, frozen, info
 
 
@@ -166,14 +184,14 @@ def open_or_refuse(run_dir: RunDir, manifest: dict[str, Any], frozen: str, concu
 
 
 async def run_items_async(config: RunConfig, *, progress: Callable[[int, int], None] | None = None) -> RunSummary:
-    """Solve all pending (item, arm) pairs of the run; return counts. Finished pairs are never redone."""
+    """Solve all pending (item, arm) pairs of a chat run; return counts. Finished pairs are never redone."""
     from agents import Budget, ChatSolver, load_model, prompt_hashes
     from agents.retry import RetryPolicy
-    from canvas import BlobStore
 
     started = time.perf_counter()
     retry = RetryPolicy(max_tries=config.max_tries)
-    backend = load_model(config.model, base_url=config.base_url, retry=retry)  # a bad spec or missing key fails before any write
+    # a bad spec or a missing key fails here, before anything is written
+    backend = load_model(config.model, base_url=config.base_url, retry=retry)
     run_dir = RunDir(Path(config.out))
     items_dir = prepare_dataset(config.data, config.format, run_dir.root)
     items, frozen, dataset = select_items(items_dir, config.limit)
@@ -190,7 +208,7 @@ async def run_items_async(config: RunConfig, *, progress: Callable[[int, int], N
     solver_info = {key: value for key, value in first.describe().items() if key not in ("arm", "tools")}
     manifest = build_manifest(
         model={"spec": config.model, "base_url": config.base_url},
-        arms=config.arms,
+        arms=[arm.manifest_entry() for arm in config.arms],
         solver=solver_info,
         config=config.result_settings(),
         prompts=prompt_hashes(),
@@ -198,14 +216,36 @@ async def run_items_async(config: RunConfig, *, progress: Callable[[int, int], N
         concurrency=config.concurrency,
     )
     manifest = open_or_refuse(run_dir, manifest, frozen, config.concurrency)
+    summary = await execute(run_dir, manifest, items, items_dir, solvers, config.concurrency, progress=progress)
+    summary.wall_s = time.perf_counter() - started
+    return summary
+
+
+async def execute(
+    run_dir: RunDir,
+    manifest: dict[str, Any],
+    items: list[Item],
+    items_dir: Path,
+    solvers: dict[str, Solver],
+    concurrency: int,
+    *,
+    record_extra: dict[str, dict[str, Any]] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> RunSummary:
+    """Run every pending (item, arm) pair through its arm's Solver into the run's ledger; return the counts.
+
+    Any Solver (a chat model in an arm, an image generator) is run the same way: concurrently up to
+    `concurrency`, each finished pair appended to results.jsonl at once, a failure recorded with its reason.
+    `record_extra[arm]` is added to every result line of that arm (e.g. the arm's generator spec).
+    """
+    from canvas import BlobStore
 
     done = {key for key, record in run_dir.results().items() if record.get("status") in DONE_STATUSES}
     pending = [(item, arm) for item in items for arm in solvers if (item.id, arm) not in done]
     summary = RunSummary(run_dir=run_dir.root, total=len(items) * len(solvers))
     summary.skipped_done = summary.total - len(pending)
-
     blobs = BlobStore(run_dir.blobs_dir)
-    semaphore = asyncio.Semaphore(max(1, config.concurrency))
+    semaphore = asyncio.Semaphore(max(1, concurrency))
     finished = 0
     run_dir.open()
 
@@ -220,6 +260,7 @@ async def run_items_async(config: RunConfig, *, progress: Callable[[int, int], N
                 record = _record(item, arm, prediction, trace_path.relative_to(run_dir.root).as_posix())
             except Exception as exc:  # a failed item is recorded with its reason; the run goes on
                 record = _failure_record(item, arm, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0)
+            record.update((record_extra or {}).get(arm, {}))
             run_dir.append_result(record)
             summary.by_status[record["status"]] = summary.by_status.get(record["status"], 0) + 1
             finished += 1
@@ -236,7 +277,6 @@ async def run_items_async(config: RunConfig, *, progress: Callable[[int, int], N
     keys = [(item.id, arm) for item in items for arm in solvers]
     summary.succeeded = sum(1 for key in keys if (latest.get(key) or {}).get("status") == "ok")
     summary.failures = summarize_failures([latest.get(key) for key in keys])
-    summary.wall_s = time.perf_counter() - started
     return summary
 
 

@@ -1,8 +1,10 @@
 """A scripted model provider on 127.0.0.1 for tests: real HTTP, no network (`from fake_provider import ...`).
 
-It speaks the OpenAI Chat Completions wire format on `POST .../chat/completions` and the Anthropic
-Messages format on `POST .../messages`, answering each request with the next entry of its script and
-recording every request body, so a test can assert on what the real SDKs sent.
+It speaks the OpenAI Chat Completions wire format on `POST .../chat/completions`, the Anthropic
+Messages format on `POST .../messages` and the OpenAI Images API on `POST .../images/generations` (JSON) and
+`POST .../images/edits` (multipart/form-data), answering each request with the next entry of its script and
+recording every request (path, headers, parsed body, raw bytes), so a test can assert on what the real SDKs sent.
+An Images request answered by a chat `Reply` (e.g. the default) gets `ImageReply()`: one PNG per image asked for.
 
     with FakeProvider([Reply(tool_calls=[("draw_line", {"start": [0, 0], "end": [9, 9]})]),
                        Fail(429, headers={"Retry-After": "1"}),
@@ -12,6 +14,10 @@ recording every request body, so a test can assert on what the real SDKs sent.
 
 from __future__ import annotations
 
+import base64
+import email.parser
+import email.policy
+import io
 import json
 import threading
 import time
@@ -48,16 +54,34 @@ class Raw:
     content_type: str = "application/json"
 
 
-Entry = Reply | Fail | Raw | Callable[[dict[str, Any]], "Reply | Fail | Raw"]
+@dataclass(frozen=True)
+class ImageReply:
+    """A successful Images API answer (base64 PNGs).
+
+    `images`: PNG bytes to return, or how many solid-colour 32×32 PNGs to make (None: the request's `n`).
+    `size`, `quality` and `usage` are echoed as the response's fields when given; `as_url` answers with
+    image URLs instead of base64 data.
+    """
+
+    images: Sequence[bytes] | int | None = None
+    revised_prompt: str | None = None
+    size: str | None = None
+    quality: str | None = None
+    usage: dict[str, Any] | None = None
+    as_url: bool = False
+
+
+Entry = Reply | ImageReply | Fail | Raw | Callable[[dict[str, Any]], "Reply | ImageReply | Fail | Raw"]
 
 
 @dataclass
 class Recorded:
-    """One request the server received."""
+    """One request the server received: a multipart body is parsed to {field: text or file dict}."""
 
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    raw: bytes = b""
 
 
 class FakeProvider:
@@ -75,7 +99,8 @@ class FakeProvider:
         self._counter = 0
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # a short poll interval: `stop()` waits for the serving loop's next poll (0.5 s by default)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def url(self) -> str:
@@ -109,7 +134,7 @@ class FakeProvider:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _next(self, body: dict[str, Any]) -> Reply | Fail | Raw:
+    def _next(self, body: dict[str, Any]) -> Reply | ImageReply | Fail | Raw:
         with self._lock:
             entry = self.script.pop(0) if self.script else self.default
             self._counter += 1
@@ -132,21 +157,29 @@ class FakeProvider:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length)
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {"_unparsable": raw.decode("utf-8", "replace")}
+                content_type = self.headers.get("content-type") or ""
+                if content_type.startswith("multipart/form-data"):
+                    body = parse_multipart(content_type, raw)
+                else:
+                    try:
+                        body = json.loads(raw or b"{}")
+                    except ValueError:
+                        body = {"_unparsable": raw.decode("utf-8", "replace")}
                 with server._lock:
-                    server.requests.append(Recorded(self.path, dict(self.headers.items()), body))
+                    server.requests.append(Recorded(self.path, dict(self.headers.items()), body, raw))
                 entry = server._next(body)
                 if server.latency_s:
                     time.sleep(server.latency_s)
                 anthropic = self.path.rstrip("/").endswith("/messages")
+                images = "/images/" in self.path
                 if isinstance(entry, Raw):
                     self._send(entry.status, entry.body, entry.content_type, {})
                 elif isinstance(entry, Fail):
                     payload = _error_body(entry, anthropic)
                     self._send(entry.status, json.dumps(payload).encode(), "application/json", entry.headers)
+                elif images or isinstance(entry, ImageReply):
+                    reply = entry if isinstance(entry, ImageReply) else ImageReply()
+                    self._send(200, json.dumps(_images_body(reply, body)).encode(), "application/json", {})
                 else:
                     model = str(body.get("model", "fake"))
                     payload = _anthropic_body(entry, model, server) if anthropic else _openai_body(entry, model, server)
@@ -215,6 +248,61 @@ def _anthropic_body(reply: Reply, model: str, server: FakeProvider) -> dict[str,
         "stop_sequence": None,
         "usage": {"input_tokens": reply.usage[0], "output_tokens": reply.usage[1]},
     }
+
+
+def parse_multipart(content_type: str, raw: bytes) -> dict[str, Any]:
+    """Return a multipart/form-data body as {name: text, or {"filename", "content_type", "data"} for a file}.
+
+    A name sent more than once (`image[]`) maps to a list of its values.
+    """
+    head = f"Content-Type: {content_type}\r\nMIME-Version: 1.0\r\n\r\n".encode()
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + raw)
+    fields: dict[str, Any] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        data = part.get_payload(decode=True) or b""
+        filename = part.get_filename()
+        value: Any = (
+            {"filename": filename, "content_type": part.get_content_type(), "data": data}
+            if filename is not None
+            else data.decode("utf-8")
+        )
+        if name in fields:
+            previous = fields[name]
+            fields[name] = [*previous, value] if isinstance(previous, list) else [previous, value]
+        else:
+            fields[name] = value
+    return fields
+
+
+def solid_png(index: int, size: tuple[int, int] = (32, 32)) -> bytes:
+    """Return a PNG of one colour that differs with `index`."""
+    from PIL import Image
+
+    colour = ((50 * index + 40) % 256, (90 * index + 120) % 256, (130 * index + 200) % 256)
+    buffer = io.BytesIO()
+    Image.new("RGB", size, colour).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def _images_body(reply: ImageReply, body: dict[str, Any]) -> dict[str, Any]:
+    images = reply.images
+    if images is None or isinstance(images, int):
+        count = int(body.get("n") or 1) if images is None else images
+        images = [solid_png(i) for i in range(count)]
+    data = []
+    for i, png in enumerate(images):
+        entry: dict[str, Any] = (
+            {"url": f"https://images.invalid/{i}.png"} if reply.as_url else {"b64_json": base64.b64encode(png).decode()}
+        )
+        if reply.revised_prompt is not None:
+            entry["revised_prompt"] = reply.revised_prompt
+        data.append(entry)
+    payload: dict[str, Any] = {"created": 0, "data": data}
+    for key in ("size", "quality", "usage"):
+        if getattr(reply, key) is not None:
+            payload[key] = getattr(reply, key)
+    return payload
 
 
 def _error_body(fail: Fail, anthropic: bool) -> dict[str, Any]:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import weakref
 from typing import Any
 
 import openai
 
 from agents.backends._textcalls import parse_text_tool_calls
 from agents.backends.base import ModelRequest, ModelResponse, Usage, redactor, request_url, sent_sampling
+from agents.backends.openai_clients import OpenAIClients
 from agents.errors import ModelError, ModelSpecError
 from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
 from agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds, status_is_retryable
@@ -60,19 +59,10 @@ class OpenAIChatBackend:
         self._redact = redactor(key)
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._clients = OpenAIClients(key, self.base_url, timeout_s)
 
     def _client(self) -> openai.AsyncOpenAI:
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = openai.AsyncOpenAI(
-                api_key=self._key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s
-            )
-            self._clients[loop] = client
-        return client
+        return self._clients.get()
 
     def _sends_temperature(self) -> bool:
         return self.compatible or not self.model.startswith(_REASONING_PREFIXES)

@@ -21,6 +21,7 @@ from typing import Any
 from agents.errors import PromptError
 
 DEFAULT_TASK_TEMPLATE = "task.default.txt"
+IMAGE_TASK_TEMPLATE = "task.image.txt"
 _ANSWER_FORMATS = {
     "choice": "the option's letter",
     "number": "a number",
@@ -140,9 +141,14 @@ def prompt_hashes() -> dict[str, str]:
 
 
 def render_task(benchmark: str, question: str, choices: tuple[str, ...] | None, answer_type: str) -> str:
-    """Return the task text of an item under its benchmark's inference protocol."""
+    """Return the task text of an item under its benchmark's inference protocol.
+
+    An item answered with an image (a diagram to edit) gets `task.image.txt` whatever its benchmark: its answer
+    is the final canvas, not a line of text.
+    """
     lines = "".join(f"{chr(65 + i)}. {choice}\n" for i, choice in enumerate(choices or ()))
-    return task_format(benchmark).template.render(
+    template = load_prompt(IMAGE_TASK_TEMPLATE) if answer_type == "image" else task_format(benchmark).template
+    return template.render(
         question=question.strip(),
         choices_lines=lines,
         choices_block=("\n\n" + lines.rstrip("\n")) if lines else "",

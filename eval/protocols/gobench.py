@@ -12,16 +12,21 @@ critic's reply is read and in what an unreadable reply leaves out:
   Cannot be determined 0.5), the ratings are read by tolerant labels (eval.extract.read_labelled_rating), and a
   dimension that cannot be read leaves that dimension's mean only.
 
-Generation items (images rated by a judge) are scored the same way under both names.
+Generation items (images rated by a judge) are scored the same way under both names: the judge answers the
+image's authenticity questions (a procedural image its own, a GOBench item its `questions_reality`) and rates
+aesthetics and fidelity; an image whose answers are known by construction also gets its calibration pairs
+(eval.calibration).
 """
 
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 from benchmarks.item import Item
 from eval import judges
+from eval.calibration import answer_word, calibration_pairs, known_answers
 from eval.extract import read_answer_list, read_labelled_rating
 from eval.protocols.scorer import Scorer
 from eval.registry import OFFICIAL, ROBUST
@@ -50,6 +55,9 @@ FIDELITY_LABELS = (
 OTHER_PARTS = r"total\s+score|reality|authenticity|总分|真实性"
 """Labels that end a rating's passage in the robust reading."""
 
+_QUESTION_NUMBER = re.compile(r"^\s*\d+\s*[.)、:]\s*")
+"""The numbering of a line of GOBench's `Questions_reality` ("1. ", "2) ", "3、")."""
+
 
 async def gobench_official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
     """GOBench, official (VLMEvalKit): SPS from the `Total Score:` line and the two labelled ratings; an item
@@ -61,8 +69,6 @@ async def gobench_robust(scorer: Scorer, item: Item, text: str, result: dict[str
     """GOBench, robust (the paper's wording): SPS from the sum of the five answers and tolerant ratings; an
     unreadable dimension leaves that dimension's mean only. Generation items are rated by a judge."""
     await _gobench(scorer, item, text, result, score, ROBUST)
-
-
 
 
 async def _gobench(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score, protocol: str) -> None:
@@ -142,8 +148,6 @@ def robust_gobench_scores(text: str) -> dict[str, float | None]:
     }
 
 
-
-
 def reading_text(model: dict[str, float | None]) -> str:
     """Return a reading as one short line ("authenticity 3.5; aesthetics 4; fidelity —") for reports."""
     parts = []
@@ -154,30 +158,81 @@ def reading_text(model: dict[str, float | None]) -> str:
 
 
 async def _gobench_generation(scorer: Scorer, item: Item, result: dict[str, Any], score: Score) -> None:
+    """Rate one generated image by the judge: its authenticity questions (Yes 1, No 0, Cannot be determined 0.5,
+    summed), aesthetics 1–5 and fidelity 1–5; where the image carries known answers, the calibration pairs."""
+    meta = first_image_meta(result)
     score.details["generator"] = result.get("generator") or scorer.generator
-    image_path = result.get("image") or result.get("prediction")
-    image = scorer.image(str(image_path), run=True) if image_path else None
+    questions = generation_questions(item, meta)
+    known = known_answers(meta, len(questions)) if questions else None
+    if known is not None:
+        score.details["known_answers"] = known
+    image_path = generated_image_path(result)
+    image = scorer.image(image_path, run=True) if image_path else None
     if image is None:
-        score.details["unjudged"] = f"no generated image at {image_path!r}"
-        score.method = "none"
+        scorer.unjudged(score, f"no generated image at {image_path!r}")
         return
+    if not questions:
+        scorer.unjudged(score, "no authenticity questions: the item has no meta.questions_reality, the image none")
+        return
+    score.details["questions"] = questions
     if scorer.judge is None:
         scorer.unjudged(score, "generated images are rated by a judge: pass --judge")
         return
     reply = await scorer.ask(
         "gobench_rate",
-        judges.parse_gobench_rating,
+        partial(judges.parse_gobench_rating, count=len(questions)),
         images=(image,),
-        prompt=item.meta.get("prompt", item.question),
-        questions=item.meta.get("Questions_reality", item.question),
+        prompt=item.meta.get("prompt") or item.question,
+        questions=numbered(questions),
     )
     score.judge = reply.record(scorer.judge.spec)
     if reply.error:
         scorer.judge_failed(score, reply)
         return
+    ratings = {dim: float(reply.value[dim]) for dim in GOBENCH_DIMENSIONS}
+    answers = [answer_word(value) for value in reply.value["answers"]]
     score.method = "judge"
-    score.details["judge_scores"] = {dim: reply.value[dim] for dim in GOBENCH_DIMENSIONS}
-    score.details["answers"] = reply.value["answers"]
+    score.extracted = reading_text(ratings)
+    score.details["judge_scores"] = ratings
+    score.details["answers"] = answers
+    if known is not None:
+        score.details["calibration"] = calibration_pairs(answers, known)
+
+
+def first_image_meta(result: dict[str, Any]) -> dict[str, Any]:
+    """Return the meta of a result's first generated image (`image_meta[0]`), {} when it has none."""
+    metas = result.get("image_meta")
+    if isinstance(metas, list) and metas and isinstance(metas[0], dict):
+        return metas[0]
+    return {}
+
+
+def generated_image_path(result: dict[str, Any]) -> str | None:
+    """Return the run-relative path of a result's generated image: `image`, else `images[0]`, else `prediction`."""
+    images = result.get("images")
+    first = images[0] if isinstance(images, list) and images else None
+    path = result.get("image") or first or result.get("prediction")
+    return str(path) if path else None
+
+
+def generation_questions(item: Item, meta: dict[str, Any] | None = None) -> list[str]:
+    """Return the authenticity questions to ask of a generated image, [] when there are none.
+
+    A procedural image is asked its own questions (`image_meta[0].questions`); otherwise the item's
+    `meta.questions_reality` (a list), else its `meta.Questions_reality` (GOBench's numbered text, one per line).
+    """
+    for listed in ((meta or {}).get("questions"), item.meta.get("questions_reality")):
+        if isinstance(listed, list) and listed:
+            return [str(question).strip() for question in listed]
+    text = item.meta.get("Questions_reality")
+    if isinstance(text, str):
+        return [_QUESTION_NUMBER.sub("", line).strip() for line in text.splitlines() if line.strip()]
+    return []
+
+
+def numbered(questions: list[str]) -> str:
+    """Return the questions as numbered lines ("1. …"), as the `gobench_rate` template shows them."""
+    return "\n".join(f"{index}. {question}" for index, question in enumerate(questions, start=1))
 
 
 _HUMAN_KEYS = {

@@ -98,18 +98,38 @@ async def _process(scorer: Scorer, item: Item, text: str, score: Score, *, keep_
 
 
 async def _omniphys_diagram(scorer: Scorer, item: Item, result: dict[str, Any], score: Score) -> None:
-    image_path = result.get("image") or result.get("prediction")
-    produced = scorer.image(str(image_path), run=True) if image_path else None
+    """Grade an edited diagram with the judge (1 / 0.5 / 0); it sees the input, the reference and the output.
+
+    The output is the result's `image` (a generator's image, or the canvas arm's final canvas). A finished
+    answer without any image (a text arm) is no edited diagram: grade 0 by rule. An image that cannot be read,
+    or an item whose input or reference diagram is missing, is left unjudged with the reason.
+    """
+    image_path = produced_image_path(result)
+    if image_path is None:
+        if str(result.get("status", "ok")) == "ok":
+            scorer.settle(score, False, grade=0.0, reason="the answer holds no edited diagram (no image)")
+        else:
+            scorer.unjudged(score, "the answer holds no edited diagram (no image)")
+        return
+    score.details["image"] = image_path
+    produced = scorer.image(image_path, run=True)
     if produced is None:
         scorer.unjudged(score, f"no edited diagram at {image_path!r}")
         return
     if scorer.judge is None:
         scorer.unjudged(score, "diagrams are graded by a judge: pass --judge")
         return
-    paths = [*item.images[:1], str(item.meta.get("reference_image") or item.answer)]
-    given = [data for data in (scorer.image(path) for path in paths) if data is not None]
+    paths = [item.images[0] if item.images else "", str(item.meta.get("reference_image") or item.answer)]
+    given = [scorer.image(path) if path else None for path in paths]
+    missing = [name for name, data in zip(("input", "reference"), given, strict=True) if data is None]
+    if missing:
+        scorer.unjudged(score, f"the item's {' and '.join(missing)} diagram is missing, so the judge cannot compare")
+        return
     reply = await scorer.ask(
-        "omniphys_diagram", judges.parse_diagram_grade, images=(*given, produced), question=item.question
+        "omniphys_diagram",
+        judges.parse_diagram_grade,
+        images=(*(data for data in given if data is not None), produced),
+        question=item.question,
     )
     score.judge = reply.record(scorer.judge.spec)
     if reply.error:
@@ -119,6 +139,25 @@ async def _omniphys_diagram(scorer: Scorer, item: Item, result: dict[str, Any], 
     score.score = reply.value
     score.correct = reply.value == 1
     score.details["grade"] = reply.value
+
+
+_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif")
+
+
+def produced_image_path(result: dict[str, Any]) -> str | None:
+    """Return the run-relative path of the image a result produced, or None when it produced none.
+
+    The result's `image` (else the first of `images`); for older records, a prediction that is itself one
+    image path (one line, no `..`, an image suffix).
+    """
+    image = result.get("image")
+    if not image and isinstance(result.get("images"), list) and result["images"]:
+        image = result["images"][0]
+    if isinstance(image, str) and image.strip():
+        return image.strip()
+    text = str(result.get("prediction") or "").strip()
+    plain = text and "\n" not in text and "\x00" not in text and len(text) <= 255 and ".." not in text.split("/")
+    return text if plain and text.lower().endswith(_IMAGE_SUFFIXES) else None
 
 
 def omniphys_kind(item: Item) -> str:

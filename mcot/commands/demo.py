@@ -51,7 +51,7 @@ def run_demo(out: Path) -> int:
     paths.comparison.write_text(text, encoding="utf-8")
     typer.echo("\n".join(sections))
     viewer = write_viewer(paths.run)
-    typer.echo("\nRemember: the offline policy is a scripted tool user, not a model (the note above says what it does).")
+    typer.echo("\nRemember: the offline policy is a scripted tool user, not a model (the note above says what it is).")
     typer.echo(f"done in {time.perf_counter() - started:.0f}s. Where to look:")
     typer.echo(f"  report      {paths.run / 'report.md'} (and report.html)")
     typer.echo(f"  comparison  {paths.comparison}")

@@ -60,18 +60,18 @@ def run_items(
         summary = run_all(config)
     except ValueError as exc:  # a bad model spec or dataset reaches the user as one line
         raise UsageError(str(exc)) from exc
-    print_summary(summary, config)
+    print_summary(summary, describe_arms(config.arms))
     return EXIT_SOME_FAILED if summary.failures.failed else 0
 
 
-def print_summary(summary: RunSummary, config: RunConfig) -> None:
-    """Print what the run did this time, the arms, and — when pairs failed — how many and why."""
+def print_summary(summary: RunSummary, arms: str) -> None:
+    """Print what the run did this time, the arms (one line each), and — when pairs failed — how many and why."""
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(summary.by_status.items())) or "nothing new"
     typer.echo(
         f"{summary.run_dir}: {summary.total} (item, arm) pairs; {summary.skipped_done} already done; "
         f"this time {statuses} in {summary.wall_s:.1f}s"
     )
-    typer.echo(describe_arms(config.arms))
+    typer.echo(arms)
     failures = summary.failures
     if not failures.failed:
         return

@@ -10,11 +10,13 @@ def test_help_lists_every_design_command() -> None:
         assert f" {command} " in out.stdout, command
 
 
-def test_a_command_not_built_yet_says_so_and_exits_2() -> None:
+def test_imagine_with_an_unknown_generator_names_the_right_spec_and_writes_nothing(tmp_path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "mcot", "imagine", "--data", "x", "--generator", "y", "--out", "z"],
+        [sys.executable, "-m", "mcot", "imagine", "--data", str(tmp_path), "--generator", "openai_image:gpt-image-1",
+         "--out", str(tmp_path / "run")],
         capture_output=True,
         text=True,
     )
     assert out.returncode == 2
-    assert "`imagine` is not built yet" in out.stderr
+    assert "openai-image:gpt-image-1" in out.stderr
+    assert not (tmp_path / "run").exists()

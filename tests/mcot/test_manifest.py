@@ -12,7 +12,7 @@ def _manifest(**config: object) -> dict:
     settings.update(config)
     return build_manifest(
         model={"spec": "openai:gpt-4o", "base_url": None},
-        arms=parse_arms("text,canvas"),
+        arms=[arm.manifest_entry() for arm in parse_arms("text,canvas")],
         solver={"kind": "chat"},
         config=settings,
         prompts={"task.default.txt": "a" * 64},
