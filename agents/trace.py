@@ -13,12 +13,13 @@ Old traces lack both fields.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from benchmarks.files import write_text_atomic
 
 StepKind = Literal["model", "tool", "observation"]
 DrawnBy = Literal["model", "tool"]
@@ -84,13 +85,8 @@ class Trace:
         return [json.dumps(step.to_dict(), ensure_ascii=False, default=str) for step in self.steps]
 
     def write_jsonl(self, path: Path | str) -> Path:
-        """Write the trace as JSON lines, atomically (temporary sibling, then rename); return the path."""
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        tmp.write_text("".join(line + "\n" for line in self.to_lines()), encoding="utf-8")
-        os.replace(tmp, target)
-        return target
+        """Write the trace as JSON lines atomically, with the umask's mode; return the path."""
+        return write_text_atomic(Path(path), "".join(line + "\n" for line in self.to_lines()))
 
     @classmethod
     def read_jsonl(cls, path: Path | str) -> Trace:

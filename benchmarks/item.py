@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from benchmarks.files import temporary_dir
 
 AnswerType = Literal["choice", "number", "text", "yesno", "rating", "image"]
 ITEMS_FILE = "items.jsonl"
@@ -99,6 +100,7 @@ class ItemsWriter:
 
     Images are added with `add_image(relative_path, bytes)`; items with `add(item)`. Nothing appears
     at the destination until `commit()` succeeds, so a failed run never leaves a half-written directory.
+    Files and folders get the umask's modes (644 / 755 under the usual 022), not mkdtemp's 0700.
     """
 
     def __init__(self, out: Path, *, overwrite: bool = False) -> None:
@@ -109,7 +111,7 @@ class ItemsWriter:
         parent.mkdir(parents=True, exist_ok=True)
         if not os.access(parent, os.W_OK):
             raise ItemError(f"{parent} is not writable")
-        self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", dir=parent))
+        self._tmp = temporary_dir(parent, f".{self.out.name}.")
         (self._tmp / IMAGES_DIR).mkdir()
         self._items = (self._tmp / ITEMS_FILE).open("w", encoding="utf-8")
         self._ids: set[str] = set()

@@ -1,14 +1,14 @@
-"""A content-addressed store of image blobs: ``<root>/<sha256><suffix>``, each written once, atomically."""
+"""A content-addressed store of image blobs: ``<root>/<sha256><suffix>``, each written once, atomically, with the
+umask's modes (644 under the usual umask 022)."""
 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from pathlib import Path
 
 from canvas._errors import CanvasError
+from canvas._files import write_bytes_atomic
 
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 _SUFFIX = re.compile(r"^\.[a-z0-9]{1,8}$")
@@ -27,15 +27,7 @@ class BlobStore:
         target = self.root / f"{sha}{suffix}"
         if target.exists():
             return sha
-        self.root.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{sha[:12]}-", suffix=".tmp", dir=self.root)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_bytes_atomic(target, data)
         return sha
 
     def path(self, sha: str, suffix: str = ".png") -> Path:

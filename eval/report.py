@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import html
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from eval.advice import advice
 from eval.compare import Comparison, arm_pairs, compare_sides, side
 from eval.errors import EvalError
-from eval.metrics import Table, benchmark_tables, by_mode, name_protocol, tally
+from eval.figures import Figures, write_figures
+from eval.metrics import Table, benchmark_tables, by_mode, name_protocol, num
 from eval.registry import OFFICIAL, ROBUST
-from eval.rundir import Run, Score, write_text_atomic
-from eval.stats import wilson_interval
+from eval.rundir import Run, Score, order_arms, write_text_atomic
 
-FIGURES_DIR = "figures"
 EXCERPT_CHARS = 80
 DIFFERENCES_TITLE = "Where the protocols differ"
 
@@ -113,68 +111,6 @@ def run_comparisons(run: Run, scores: Sequence[Score], seed: int = 0) -> list[Co
     return comparisons
 
 
-def _figures(run: Run, scores: Sequence[Score], out: Path) -> list[tuple[str, str]]:
-    """Write the figures into `out` and return (title, path relative to the run) pairs."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    out.mkdir(parents=True, exist_ok=True)
-    made: list[tuple[str, str]] = []
-    groups: dict[str, dict[str, list[Score]]] = defaultdict(lambda: defaultdict(list))
-    for score in scores:
-        if "generator" in score.details:
-            continue  # a generated image is rated, not right or wrong: it has no place in an accuracy chart
-        groups[f"{score.benchmark}/{score.category}"][score.mode].append(score)
-    modes = list(by_mode(scores))
-    names = sorted(groups)
-    if names and modes:
-        fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(names) * max(1, len(modes))), 4.0))
-        width = 0.8 / len(modes)
-        for offset, mode in enumerate(modes):
-            heights, lows, highs = [], [], []
-            for name in names:
-                t = tally(groups[name].get(mode, []))
-                interval = wilson_interval(t.correct, t.n)
-                value = 0.0 if t.n == 0 else 100 * interval.estimate
-                heights.append(value)
-                lows.append(0.0 if t.n == 0 else max(0.0, value - 100 * interval.low))
-                highs.append(0.0 if t.n == 0 else max(0.0, 100 * interval.high - value))
-            xs = [i + offset * width - 0.4 + width / 2 for i in range(len(names))]
-            ax.bar(xs, heights, width, yerr=[lows, highs], capsize=3, label=mode)
-        ax.set_xticks(range(len(names)))
-        ax.set_xticklabels(names, rotation=30, ha="right")
-        ax.set_ylabel("accuracy (%)")
-        ax.set_ylim(0, 105)
-        ax.set_title("Accuracy per category by arm (correct / n, 95% Wilson intervals)")
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(out / "accuracy.png", dpi=100)
-        plt.close(fig)
-        made.append(("Accuracy per category by mode", f"{FIGURES_DIR}/accuracy.png"))
-    for key, label, filename in (("steps", "steps per item", "steps.png"), ("cost", "cost per item ($)", "cost.png")):
-        values: dict[str, list[float]] = defaultdict(list)
-        for (_, mode), row in run.results.items():
-            value = row.get("steps") if key == "steps" else (row.get("usage") or {}).get("cost_usd")
-            if isinstance(value, int | float):
-                values[mode].append(float(value))
-        if not values:
-            continue
-        fig, ax = plt.subplots(figsize=(6.0, 3.5))
-        for mode, data in sorted(values.items()):
-            ax.hist(data, bins=min(30, max(5, len(set(data)))), alpha=0.6, label=f"{mode} (n={len(data)})")
-        ax.set_xlabel(label)
-        ax.set_ylabel("items")
-        ax.set_title(f"Distribution of {label}")
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(out / filename, dpi=100)
-        plt.close(fig)
-        made.append((f"Distribution of {label}", f"{FIGURES_DIR}/{filename}"))
-    return made
-
-
 def _protocol_line(protocol: str | None, both: bool) -> str:
     if both:
         return "both: official (scores.jsonl, tables first) and robust (scores.robust.jsonl)"
@@ -224,6 +160,53 @@ def protocol_tables(run: Run, scores: Sequence[Score], protocol: str | None) -> 
     return name_protocol(tables, protocol)
 
 
+def _count(value: int | None) -> str:
+    return "—" if value is None else f"{value:,}"
+
+
+def usage_table(run: Run, arms: Sequence[str] = ()) -> Table:
+    """Return input tokens, output tokens and cost per arm, totalled over the run's results, with how many are known.
+
+    Every result of an arm counts (failed and budget-stopped pairs included: they were paid for); a total is over
+    the pairs where the value is known, and "—" when no pair of the arm has it. `arms` orders the rows (others
+    after them).
+    """
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for (_, mode), row in run.results.items():
+        rows.setdefault(mode, []).append(row)
+    ordered = [arm for arm in arms if arm in rows] + [arm for arm in order_arms(rows) if arm not in arms]
+    table = Table(
+        "Tokens and cost per arm",
+        ["Arm", "pairs", "input tokens", "output tokens", "tokens known", "cost ($)", "cost known", "mean cost ($)"],
+    )
+    for arm in ordered:
+        usages = [row.get("usage") or {} for row in rows[arm]]
+        tokens = [u for u in usages if _is_number(u.get("input_tokens")) and _is_number(u.get("output_tokens"))]
+        costs = [float(u["cost_usd"]) for u in usages if _is_number(u.get("cost_usd"))]
+        table.rows.append(
+            [
+                arm,
+                str(len(usages)),
+                _count(sum(int(u["input_tokens"]) for u in tokens) if tokens else None),
+                _count(sum(int(u["output_tokens"]) for u in tokens) if tokens else None),
+                f"{len(tokens)}/{len(usages)}",
+                num(sum(costs), 4) if costs else "—",
+                f"{len(costs)}/{len(usages)}",
+                num(sum(costs) / len(costs), 4) if costs else "—",
+            ]
+        )
+    table.notes.append(
+        "totals over every result of the arm (failed and budget-stopped pairs included: their calls were made); "
+        "known: pairs whose usage records the value. A cost is unknown where the model's price is not in "
+        "agents/prices.json and the provider did not report one; the offline policy uses no tokens and costs 0"
+    )
+    return table
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def build_report(
     run: Run,
     scores: Sequence[Score],
@@ -236,23 +219,28 @@ def build_report(
 
     `protocol` names the protocol of `scores` in every table title; `robust` (scores of the same pairs under the
     robust protocol, from `--protocol both`) adds the robust tables and the table of pairs read differently.
+    Tokens and cost per arm (protocol-free, a section of its own) follow the tables; the figures close the report.
     """
     tables = protocol_tables(run, scores, protocol)
     if robust is not None:
         tables += protocol_tables(run, robust, ROBUST)
         tables.append(differences_table(run, scores, robust))
-    made = _figures(run, scores, run.root / FIGURES_DIR) if figures and scores else []
+    drawn = write_figures(run, scores) if figures and scores else Figures()
     header = _header(run, scores, protocol, robust is not None)
     todo = advice(scores, str(run.root))
     md = ["# mcot report", ""] + [f"- **{key}**: {value}" for key, value in header] + [""]
     if todo:
         md += ["## What to do", ""] + [f"- {line}" for line in todo] + [""]
     md += [table.markdown() for table in tables]
-    if made:
+    usage = usage_table(run, list(by_mode(scores))) if run.results else None
+    if usage is not None:
+        md.append("## " + usage.markdown().removeprefix("### "))
+    if drawn.made or drawn.omitted:
         md.append("## Figures\n")
-        md += [f"![{title}]({path})\n" for title, path in made]
+        md += [f"![{made.title}]({made.path})\n" for made in drawn.made]
+        md += [f"_{line}_\n" for line in drawn.omitted]
     markdown = "\n".join(md)
-    return markdown, _html(header, todo, tables, made)
+    return markdown, _html(header, todo, tables, drawn, usage)
 
 
 def _inline(text: str) -> str:
@@ -260,13 +248,32 @@ def _inline(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
 
 
-def _html(header: list[tuple[str, str]], todo: list[str], tables: list[Table], made: list[tuple[str, str]]) -> str:
+STYLE = (
+    "body{font-family:system-ui,sans-serif;margin:2em auto;padding:0 1em;max-width:1200px;line-height:1.4}"
+    ".wide{overflow-x:auto}table{border-collapse:collapse;margin:.5em 0}"
+    "td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}"
+    "td:first-child,th:first-child{text-align:left}th{background:#eee}.note{color:#555;font-size:.9em}"
+    "figure{margin:1em 0}img{max-width:100%;height:auto}"
+)
+
+
+def _html_table(table: Table, level: int = 3) -> list[str]:
+    parts = [f"<h{level}>{html.escape(table.title)}</h{level}><div class='wide'><table><tr>"]
+    parts += [f"<th>{html.escape(column)}</th>" for column in table.columns]
+    parts.append("</tr>")
+    for row in table.rows:
+        parts.append("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>")
+    parts.append("</table></div>")
+    parts += [f"<p class='note'>{_inline(note)}</p>" for note in table.notes]
+    return parts
+
+
+def _html(
+    header: list[tuple[str, str]], todo: list[str], tables: list[Table], drawn: Figures, usage: Table | None = None
+) -> str:
     parts = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>mcot report</title><style>"
-        "body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}"
-        "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}"
-        "td:first-child,th:first-child{text-align:left}th{background:#eee}.note{color:#555;font-size:.9em}"
-        "img{max-width:100%}</style></head><body><h1>mcot report</h1><ul>"
+        f"<!doctype html><html><head><meta charset='utf-8'><title>mcot report</title><style>{STYLE}</style>"
+        "</head><body><h1>mcot report</h1><ul>"
     ]
     parts += [f"<li><b>{html.escape(key)}</b>: {html.escape(value)}</li>" for key, value in header]
     parts.append("</ul>")
@@ -275,19 +282,17 @@ def _html(header: list[tuple[str, str]], todo: list[str], tables: list[Table], m
         parts += [f"<li>{_inline(line)}</li>" for line in todo]
         parts.append("</ul>")
     for table in tables:
-        parts.append(f"<h3>{html.escape(table.title)}</h3><table><tr>")
-        parts += [f"<th>{html.escape(column)}</th>" for column in table.columns]
-        parts.append("</tr>")
-        for row in table.rows:
-            parts.append("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>")
-        parts.append("</table>")
-        parts += [f"<p class='note'>{_inline(note)}</p>" for note in table.notes]
-    if made:
+        parts += _html_table(table)
+    if usage is not None:
+        parts += _html_table(usage, level=2)
+    if drawn.made or drawn.omitted:
         parts.append("<h2>Figures</h2>")
         parts += [
-            f"<figure><img src='{html.escape(path)}' alt='{html.escape(title)}'><figcaption>{html.escape(title)}</figcaption></figure>"
-            for title, path in made
+            f"<figure><img src='{html.escape(made.path)}' width='{made.width}' height='{made.height}' "
+            f"alt='{html.escape(made.title)}' loading='lazy'></figure>"
+            for made in drawn.made
         ]
+        parts += [f"<p class='note'>{html.escape(line)}</p>" for line in drawn.omitted]
     parts.append("</body></html>\n")
     return "".join(parts)
 

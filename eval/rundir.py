@@ -1,7 +1,9 @@
 """The run directory (DESIGN.md, docs/contracts.md): its file names, the results ledger, manifest, scores, items.
 
 The one module that reads and writes run directories: `mcot run` writes through `RunDir`, scoring, compare,
-export and view read through `open_run`, `read_jsonl` and `read_scores`.
+export and view read through `open_run`, `read_jsonl` and `read_scores`. Whole files are written with
+`write_text_atomic` / `write_bytes_atomic` (benchmarks/files.py: a temporary sibling and a rename, with the umask's
+modes, 644 / 755 under the usual 022), the results ledger by appending; folders are made with the umask's mode.
 """
 
 from __future__ import annotations
@@ -9,13 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from benchmarks.files import write_bytes_atomic, write_text_atomic
 from benchmarks.item import ITEMS_FILE, Item, ItemError, read_items
 from eval.errors import EvalError
 
@@ -26,7 +28,6 @@ SCORES = "scores.jsonl"
 ITEMS_COPY = "items.jsonl"
 TRACES = "traces"
 BLOBS = "blobs"
-
 
 
 class RunDirError(EvalError):
@@ -239,21 +240,6 @@ def write_scores(root: Path, scores: Iterable[Score]) -> Path:
     return write_text_atomic(Path(root) / SCORES, "".join(score.to_json_line() + "\n" for score in scores))
 
 
-def write_text_atomic(path: Path, text: str) -> Path:
-    """Write `text` to `path` through a temporary sibling and a rename; return `path`."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return path
-
-
 def now_iso() -> str:
     """Return the current UTC time as an ISO-8601 string with seconds."""
     return datetime.now(UTC).isoformat(timespec="seconds")
@@ -334,8 +320,7 @@ class RunDir:
             return
         data = self.results_path.read_bytes()
         if data and not data.endswith(b"\n"):
-            keep = data[: data.rfind(b"\n") + 1]
-            self.results_path.write_bytes(keep)
+            write_bytes_atomic(self.results_path, data[: data.rfind(b"\n") + 1])
 
     def append_result(self, record: dict[str, Any]) -> None:
         """Append one result line and flush it to disk: this line is the resume ledger."""

@@ -10,19 +10,44 @@ from typing import Annotated, Any
 
 import typer
 
+from mcot.cli_help import CONTEXT_SETTINGS, HelpTyper
 from mcot.errors import UsageError
 
-app = typer.Typer(
+app = HelpTyper(
     name="mcot",
     help="Multimodal chain-of-thought with a canvas: solve, score and trace visual-reasoning benchmarks.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings=CONTEXT_SETTINGS,
 )
-gen_app = typer.Typer(help="Generate items with exact ground truth.", no_args_is_help=True)
+gen_app = HelpTyper(help="Generate items with exact ground truth.", no_args_is_help=True)
 app.add_typer(gen_app, name="gen")
-tools_app = typer.Typer(help="List the tools a model can call (with their schemas), or run one.")
+tools_app = HelpTyper(
+    help="List the tools a model can call (with their JSON schemas), or run one on a canvas from the shell."
+)
 app.add_typer(tools_app, name="tools")
+
+RUN_HELP = "run directory made by `mcot run` or `mcot imagine`"
+MODEL_SPEC = "offline | scripted:FILE | openai:MODEL | anthropic:MODEL | openai-compatible:MODEL"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from mcot import __version__
+
+        typer.echo(f"mcot {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", "-V", help="print mcot's version and exit", is_eager=True, callback=_print_version),
+    ] = False,
+) -> None:
+    """Multimodal chain-of-thought with a canvas: solve, score and trace visual-reasoning benchmarks."""
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -53,7 +78,9 @@ def _dispatch(module: str, function: str, **kwargs: Any) -> None:
 
 @app.command()
 def demo(
-    out: Annotated[Path, typer.Option(help="where the demo writes its items, runs and report")] = Path("mcot-demo"),
+    out: Annotated[
+        Path, typer.Option(metavar="DIR", help="where the demo writes its items, runs, report and viewer")
+    ] = Path("mcot-demo"),
 ) -> None:
     """Offline end-to-end: generate items, run text vs canvas with the offline policy, score, report, view."""
     _dispatch("demo", "run_demo", out=out)
@@ -61,14 +88,40 @@ def demo(
 
 @gen_app.command("gepbench")
 def gen_gepbench(
-    out: Annotated[Path, typer.Option(help="items directory to create")],
-    n: Annotated[int, typer.Option("--n", help="number of figures")] = 100,
-    seed: Annotated[int, typer.Option(help="random seed (same seed, same bytes)")] = 0,
-    level: Annotated[str, typer.Option(help="easy, hard or both")] = "both",
-    native: Annotated[bool, typer.Option(help="also write the GePBench native layout")] = False,
-    effects: Annotated[bool, typer.Option(help="hard figures: faint texture and occluding white strokes")] = False,
-    style: Annotated[str, typer.Option(help="public (the benchmark's own wording) or mcot")] = "public",
-    noise: Annotated[str, typer.Option(help="hard figures' noise: paper, release (Gaussian only) or none")] = "paper",
+    out: Annotated[Path, typer.Option(metavar="DIR", help="items directory to create (must not hold files)")],
+    n: Annotated[
+        int,
+        typer.Option(
+            "--n",
+            metavar="FIGURES",
+            help="number of figures, not questions: each gives up to 3 questions per aspect, about 13 for an easy "
+            "figure and 15 for a hard one (the default 100, half easy, makes about 1,400 questions)",
+        ),
+    ] = 100,
+    seed: Annotated[int, typer.Option(metavar="SEED", help="random seed (same seed, same bytes)")] = 0,
+    level: Annotated[
+        str, typer.Option(metavar="easy|hard|both", help="figure difficulty; both: the first half easy, then hard")
+    ] = "both",
+    format: Annotated[
+        str,
+        typer.Option(
+            metavar="items|native|llava",
+            help="items: the mcot items directory (items.jsonl, images/, generation.json); native: also the "
+            "GePBench release layout (figures/, rules-LEVEL.json, vqa-LEVEL/*.jsonl); llava: also LLaVA training "
+            "data, llava-captions.json (a caption per figure) and llava-instructions.json (the questions)",
+        ),
+    ] = "items",
+    native: Annotated[bool, typer.Option("--native", help="the same as --format native (older spelling)")] = False,
+    effects: Annotated[
+        bool, typer.Option("--effects", help="hard figures: faint texture and occluding white strokes")
+    ] = False,
+    style: Annotated[
+        str, typer.Option(metavar="public|mcot", help="question wording: public (the benchmark's own) or mcot")
+    ] = "public",
+    noise: Annotated[
+        str,
+        typer.Option(metavar="paper|release|none", help="hard figures' noise: paper, release (Gaussian only) or none"),
+    ] = "paper",
 ) -> None:
     """GePBench-style geometric perception items (6 aspects, up to 3 questions each, easy and hard)."""
     _dispatch(
@@ -82,15 +135,18 @@ def gen_gepbench(
         effects=effects,
         style=style,
         noise=noise,
+        format=format,
     )
 
 
 @gen_app.command("games")
 def gen_games(
-    out: Annotated[Path, typer.Option(help="items directory to create")],
-    task: Annotated[str, typer.Option(help="maze, bounce, dart, ray, dots, triangles or all")] = "all",
-    n: Annotated[int, typer.Option("--n", help="items per task")] = 50,
-    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    out: Annotated[Path, typer.Option(metavar="DIR", help="items directory to create (must not hold files)")],
+    task: Annotated[
+        str, typer.Option(metavar="TASK", help="maze, bounce, dart, ray, dots, triangles, or all of them")
+    ] = "all",
+    n: Annotated[int, typer.Option("--n", metavar="N", help="items per task (one question each)")] = 50,
+    seed: Annotated[int, typer.Option(metavar="SEED", help="random seed (same seed, same bytes)")] = 0,
 ) -> None:
     """RBench-V-style game and optics items with exact solution geometry."""
     _dispatch("gen_games", "gen_games", out=out, task=task, n=n, seed=seed)
@@ -98,7 +154,7 @@ def gen_games(
 
 @gen_app.command("report")
 def gen_report(
-    data: Annotated[Path, typer.Argument(help="items directory made by `mcot gen`")],
+    data: Annotated[Path, typer.Argument(metavar="DATA", help="items directory made by `mcot gen gepbench`")],
 ) -> None:
     """Answer-letter balance and validator agreement of a generated items directory."""
     _dispatch("gen_gepbench", "gen_report", data=data)
@@ -106,12 +162,18 @@ def gen_report(
 
 @app.command()
 def convert(
-    format: Annotated[str, typer.Argument(help="rbench-v | gepbench | gobench | omniphys")],
-    src: Annotated[Path, typer.Argument(help="the benchmark's native file or directory")],
-    out: Annotated[Path, typer.Option(help="items directory to create")],
-    generation: Annotated[bool, typer.Option(help="GOBench: one generation item per scenario")] = False,
-    scores: Annotated[Path | None, typer.Option(help="GOBench: VLMEvalKit TSV with human scores")] = None,
-    mapping: Annotated[str | None, typer.Option(help="OmniPhys: field mapping, JSON/YAML file or k=v,...")] = None,
+    format: Annotated[
+        str, typer.Argument(metavar="FORMAT", help="the benchmark: rbench-v | gepbench | gobench | omniphys")
+    ],
+    src: Annotated[Path, typer.Argument(metavar="SRC", help="the benchmark's native file or directory")],
+    out: Annotated[Path, typer.Option(metavar="DIR", help="items directory to create (must not hold files)")],
+    generation: Annotated[bool, typer.Option("--generation", help="GOBench: one generation item per scenario")] = False,
+    scores: Annotated[
+        Path | None, typer.Option(metavar="FILE", help="GOBench: VLMEvalKit TSV with the human scores")
+    ] = None,
+    mapping: Annotated[
+        str | None, typer.Option(metavar="MAPPING", help="OmniPhys: field mapping, a JSON/YAML file or k=v,...")
+    ] = None,
 ) -> None:
     """Convert a benchmark's native files to an mcot items directory."""
     _dispatch(
@@ -128,27 +190,46 @@ def convert(
 
 @app.command()
 def run(
-    data: Annotated[Path, typer.Option(help="items directory or a benchmark's native files")],
-    model: Annotated[str, typer.Option(help="offline | scripted:FILE | openai:M | anthropic:M | openai-compatible:M")],
-    out: Annotated[Path, typer.Option(help="run directory (re-running the same command resumes it)")],
+    data: Annotated[
+        Path,
+        typer.Option(
+            metavar="PATH", help="items directory (from `mcot gen` or `mcot convert`) or a benchmark's native files"
+        ),
+    ],
+    model: Annotated[str, typer.Option(metavar="SPEC", help=f"the model: {MODEL_SPEC}")],
+    out: Annotated[
+        Path, typer.Option(metavar="DIR", help="run directory to write (re-running the same command resumes it)")
+    ],
     mode: Annotated[
         str,
         typer.Option(
+            metavar="ARMS",
             help="comma-separated arms: text (no tools), canvas (only the canvas tools), "
-            "tools (canvas + domain tools), custom (the tools of --tools)"
+            "tools (canvas + domain tools), custom (the tools of --tools)",
         ),
     ] = "text,canvas",
     tools: Annotated[
-        str | None, typer.Option(help="comma-separated tool names: a custom arm offering exactly these")
+        str | None,
+        typer.Option(
+            metavar="NAMES", help="comma-separated tool names (`mcot tools`): a custom arm offering exactly these"
+        ),
     ] = None,
-    format: Annotated[str | None, typer.Option(help="native format of --data when not detected")] = None,
-    base_url: Annotated[str | None, typer.Option(help="API base URL (overrides the SDK's environment)")] = None,
-    concurrency: Annotated[int, typer.Option(help="items solved at once")] = 4,
-    limit: Annotated[int | None, typer.Option(help="only the first N items")] = None,
-    max_steps: Annotated[int, typer.Option(help="model turns per item in the arms with tools")] = 12,
-    seed: Annotated[int | None, typer.Option(help="sampling seed sent to backends that take one")] = None,
-    temperature: Annotated[float, typer.Option(help="sampling temperature sent to every backend")] = 0.0,
-    max_tries: Annotated[int, typer.Option(help="tries per model call (retries on 429, 5xx, time-outs)")] = 6,
+    format: Annotated[
+        str | None, typer.Option(metavar="FORMAT", help="native format of --data when it is not detected")
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(metavar="URL", help="API base URL (overrides the SDK's environment)")
+    ] = None,
+    concurrency: Annotated[int, typer.Option(metavar="K", help="items solved at once")] = 4,
+    limit: Annotated[int | None, typer.Option(metavar="N", help="only the first N items")] = None,
+    max_steps: Annotated[int, typer.Option(metavar="N", help="model turns per item in the arms with tools")] = 12,
+    seed: Annotated[
+        int | None, typer.Option(metavar="SEED", help="sampling seed sent to backends that take one")
+    ] = None,
+    temperature: Annotated[float, typer.Option(metavar="T", help="sampling temperature sent to every backend")] = 0.0,
+    max_tries: Annotated[
+        int, typer.Option(metavar="N", help="tries per model call (retries on 429, 5xx, time-outs)")
+    ] = 6,
 ) -> None:
     """Solve items with a model in one or more arms, writing a resumable run directory (exit 3: some failed)."""
     _dispatch(
@@ -172,15 +253,22 @@ def run(
 
 @app.command()
 def score(
-    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="run directory")],
-    judge: Annotated[str | None, typer.Option(help="model SPEC of the judge for what rules cannot settle")] = None,
-    judge_template: Annotated[Path | None, typer.Option(help="your own judge prompt template")] = None,
-    base_url: Annotated[str | None, typer.Option(help="judge API base URL")] = None,
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help=RUN_HELP)],
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            metavar="SPEC",
+            help="judge model for what rules cannot settle, in the forms of `mcot run --model` (e.g. openai:gpt-4o)",
+        ),
+    ] = None,
+    judge_template: Annotated[Path | None, typer.Option(metavar="FILE", help="your own judge prompt template")] = None,
+    base_url: Annotated[str | None, typer.Option(metavar="URL", help="judge API base URL")] = None,
     protocol: Annotated[
         str,
         typer.Option(
+            metavar="official|robust|both",
             help="official: each benchmark's published scoring; robust: mcot's own extraction and matching; "
-            "both: official in scores.jsonl, robust in scores.robust.jsonl, and where they differ"
+            "both: official in scores.jsonl, robust in scores.robust.jsonl, and where they differ",
         ),
     ] = "official",
 ) -> None:
@@ -198,14 +286,18 @@ def score(
 
 @app.command()
 def compare(
-    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="a scored run")],
-    run_b: Annotated[Path | None, typer.Argument(metavar="RUN_B", help="a second run to pair with")] = None,
-    a: Annotated[str | None, typer.Option("--a", help="the baseline arm (default: text)")] = None,
-    b: Annotated[
-        str | None, typer.Option("--b", help="the arm compared with it (default: canvas, or the other arm)")
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help=f"{RUN_HELP}, scored by `mcot score`")],
+    run_b: Annotated[
+        Path | None,
+        typer.Argument(metavar="RUN_B", help="a second scored run on the same items, to pair RUN's arm with"),
     ] = None,
-    out: Annotated[Path | None, typer.Option(help="write the comparison as markdown here")] = None,
-    force: Annotated[bool, typer.Option(help="compare runs that differ in more than the arm")] = False,
+    a: Annotated[str | None, typer.Option("--a", metavar="ARM", help="the baseline arm (default: text)")] = None,
+    b: Annotated[
+        str | None,
+        typer.Option("--b", metavar="ARM", help="the arm compared with it (default: canvas, or the other arm)"),
+    ] = None,
+    out: Annotated[Path | None, typer.Option(metavar="FILE", help="write the comparison as markdown here")] = None,
+    force: Annotated[bool, typer.Option("--force", help="compare runs that differ in more than the arm")] = False,
 ) -> None:
     """Two arms on the same items: paired differences, bootstrap intervals, McNemar, flips."""
     _dispatch("compare", "run_compare", run_dir=run_dir, run_b=run_b, a=a, b=b, out=out, force=force)
@@ -213,37 +305,85 @@ def compare(
 
 @app.command()
 def export(
-    run_dir: Annotated[Path, typer.Argument(metavar="RUN")],
-    format: Annotated[str, typer.Option(help="jsonl | parquet | hf")],
-    out: Annotated[Path, typer.Option(help="output file or directory")],
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help=RUN_HELP)],
+    format: Annotated[
+        str,
+        typer.Option(
+            metavar="FORMAT",
+            help="jsonl (a folder: records.jsonl + images/) | parquet (one file, images embedded) | "
+            "hf (a `datasets` folder: load_from_disk or load_dataset)",
+        ),
+    ],
+    out: Annotated[Path, typer.Option(metavar="PATH", help="folder to create (jsonl, hf) or file to write (parquet)")],
+    as_: Annotated[
+        str,
+        typer.Option(
+            "--as",
+            metavar="VIEW",
+            help="records (item, answer, score, trace) | messages (OpenAI-style chat with tool calls, for SFT) | "
+            "llava (LLaVA conversations with <image> tokens)",
+        ),
+    ] = "records",
+    only_correct: Annotated[bool, typer.Option("--only-correct", help="only the pairs scored correct")] = False,
+    score: Annotated[
+        bool, typer.Option("--score", help="score an unscored run first (official protocol, no judge)")
+    ] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="replace an earlier export at --out")] = False,
 ) -> None:
-    """Export a run's traces as a dataset, one record per (item id, mode)."""
-    _dispatch("export", "run_export", run_dir=run_dir, format=format, out=out)
+    """Export a run as a dataset, one record per (item, arm); failed and budget-stopped traces flagged by status."""
+    _dispatch(
+        "export",
+        "run_export",
+        run_dir=run_dir,
+        format=format,
+        out=out,
+        view=as_,
+        only_correct=only_correct,
+        score=score,
+        overwrite=overwrite,
+    )
 
 
 @app.command()
 def view(
-    run_dir: Annotated[Path, typer.Argument(metavar="RUN")],
-    out: Annotated[Path | None, typer.Option(help="where to write the viewer (default RUN/index.html)")] = None,
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="the run directory to view (made by `mcot run`)")],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            help="the viewer page to write (default RUN/index.html); its traces go to <page>_files/ beside it",
+        ),
+    ] = None,
 ) -> None:
-    """Write the static trace viewer for a run."""
+    """Write the static trace viewer for a run: filters, deep links, side by side, j/k (docs/viewer.md)."""
     _dispatch("view", "run_view", run_dir=run_dir, out=out)
 
 
 @app.command()
 def imagine(
-    data: Annotated[Path, typer.Option(help="GOBench data (one prompt per scenario), or items with image answers")],
-    generator: Annotated[str, typer.Option(help="diffusers:PATH | openai-image:MODEL | procedural")],
-    out: Annotated[Path, typer.Option(help="run directory (re-running the same command resumes it)")],
-    n_per_prompt: Annotated[int, typer.Option(help="images per prompt (each scored on its own)")] = 1,
-    seed: Annotated[int | None, typer.Option(help="seed of the first image (sample k uses seed + k)")] = None,
-    steps: Annotated[int | None, typer.Option(help="diffusion steps (diffusers)")] = None,
-    guidance: Annotated[float | None, typer.Option(help="guidance scale (diffusers)")] = None,
-    size: Annotated[str | None, typer.Option(help="image size WIDTHxHEIGHT, e.g. 512x512")] = None,
-    base_url: Annotated[str | None, typer.Option(help="API base URL (openai-image)")] = None,
-    limit: Annotated[int | None, typer.Option(help="only the first N prompts")] = None,
-    concurrency: Annotated[int, typer.Option(help="images generated at once")] = 2,
-    max_tries: Annotated[int, typer.Option(help="tries per API call (retries on 429, 5xx, time-outs)")] = 6,
+    data: Annotated[
+        Path,
+        typer.Option(metavar="PATH", help="GOBench data (one prompt per scenario), or items with image answers"),
+    ],
+    generator: Annotated[
+        str, typer.Option(metavar="SPEC", help="the image generator: diffusers:PATH | openai-image:MODEL | procedural")
+    ],
+    out: Annotated[
+        Path, typer.Option(metavar="DIR", help="run directory to write (re-running the same command resumes it)")
+    ],
+    n_per_prompt: Annotated[int, typer.Option(metavar="K", help="images per prompt (each scored on its own)")] = 1,
+    seed: Annotated[
+        int | None, typer.Option(metavar="SEED", help="seed of the first image (sample k uses seed + k)")
+    ] = None,
+    steps: Annotated[int | None, typer.Option(metavar="N", help="diffusion steps (diffusers)")] = None,
+    guidance: Annotated[float | None, typer.Option(metavar="G", help="guidance scale (diffusers)")] = None,
+    size: Annotated[str | None, typer.Option(metavar="WxH", help="image size WIDTHxHEIGHT, e.g. 512x512")] = None,
+    base_url: Annotated[str | None, typer.Option(metavar="URL", help="API base URL (openai-image)")] = None,
+    limit: Annotated[int | None, typer.Option(metavar="N", help="only the first N prompts")] = None,
+    concurrency: Annotated[int, typer.Option(metavar="K", help="images generated at once")] = 2,
+    max_tries: Annotated[
+        int, typer.Option(metavar="N", help="tries per API call (retries on 429, 5xx, time-outs)")
+    ] = 6,
 ) -> None:
     """Generate GOBench-style optical scenes (or edit diagrams) into a run directory (exit 3: some failed)."""
     _dispatch(
@@ -267,20 +407,27 @@ def imagine(
 @tools_app.callback(invoke_without_command=True)
 def tools_list(
     ctx: typer.Context,
-    json_out: Annotated[bool, typer.Option("--json", help="print the schemas as JSON")] = False,
+    json_out: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="print a JSON list instead of text: per tool its name, group, description, parameters (the "
+            "JSON Schema of its arguments, as models are sent it) and an example call",
+        ),
+    ] = False,
 ) -> None:
-    """List every tool with its description and argument schema."""
+    """List the tools a model can call (with their JSON schemas), or run one on a canvas from the shell."""
     if ctx.invoked_subcommand is None:
         _dispatch("tools", "list_tools", json_out=json_out)
 
 
 @tools_app.command("call")
 def tools_call(
-    name: Annotated[str, typer.Argument(help="tool name")],
-    arguments: Annotated[str, typer.Argument(help="JSON object of arguments")] = "{}",
-    image: Annotated[Path | None, typer.Option(help="base image of the canvas")] = None,
-    out: Annotated[Path | None, typer.Option(help="write the canvas PNG here")] = None,
-    size: Annotated[str, typer.Option(help="blank canvas WxH when no --image")] = "640x640",
+    name: Annotated[str, typer.Argument(metavar="NAME", help="tool name, as `mcot tools` lists them")],
+    arguments: Annotated[str, typer.Argument(metavar="JSON", help="the tool's arguments as a JSON object")] = "{}",
+    image: Annotated[Path | None, typer.Option(metavar="FILE", help="base image of the canvas")] = None,
+    out: Annotated[Path | None, typer.Option(metavar="FILE", help="write the canvas PNG here")] = None,
+    size: Annotated[str, typer.Option(metavar="WxH", help="blank canvas size when there is no --image")] = "640x640",
 ) -> None:
     """Run one tool on a canvas and print its result as JSON."""
     _dispatch("tools", "call_tool", name=name, arguments=arguments, image=image, out=out, size=size)
@@ -289,7 +436,7 @@ def tools_call(
 def main() -> None:
     """Entry point of the `mcot` console script."""
     try:
-        app()
+        app(prog_name="mcot")
     except KeyboardInterrupt:
         sys.exit(130)
 

@@ -1,85 +1,317 @@
-"""The static trace viewer: one HTML file that works from file://, images referenced from the run's blobs."""
+"""The static trace viewer: a page that works from file://, with a compact index and the traces loaded on demand.
+
+`write_viewer(RUN, OUT)` writes OUT (default RUN/index.html) and, beside it, OUT's `<stem>_files/` folder of trace
+shards. The page embeds only the index (one short row per (item, arm), each item's id and question once) as JSON;
+the full traces (steps, predictions, scores, image links) are in shards of about `SHARD_BYTES`, JavaScript files
+that the page adds as `<script>` elements when a trace is selected (a page opened from file:// may load scripts
+but not fetch files). Images are links into the run's blobs and the items' folder, relative to OUT, so the page,
+its folder and the run move together. Shards are named by their content hash, written before the page, and the
+ones the new page no longer names are removed after it.
+
+Every text from models and datasets reaches the page as JSON data (in the page with `<`, `>` and `&` written as
+`\\u` escapes) and is put into the document as text nodes by the page's script; docs/viewer.md says what it shows.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import html
 import json
 import os
+import posixpath
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-from eval.rundir import RunDir, check_frozen_items, latest_by_key, read_jsonl
+from eval.rundir import SCORES, Run, latest_by_key, open_run, read_jsonl, write_text_atomic
 
 TEMPLATE = "viewer.html"
-# Trace fields the viewer shows; the rest (svg, ops, data) stays on disk to keep the page light.
-SHOWN_STEP_FIELDS = (
-    "step",
-    "kind",
-    "text",
-    "tool",
-    "arguments",
-    "result",
-    "error",
-    "image",
-    "tool_calls",
-    "t",
-    "drawn_by",
-)
+SHARD_BYTES = 256 * 1024
+"""A shard is closed once it holds about this many bytes (all arms of one item always share a shard)."""
+SHARD_PATTERN = re.compile(r"^t-[0-9a-f]{16}\.js$")
+CORRECTNESS = ("right", "wrong", "error", "unjudged", "unscored")
+"""Answer classes: right / wrong by the score; error: the run failed the pair (score method "error");
+unjudged: a score without a verdict (judge failed or none); unscored: no score line (the run is not scored)."""
+VERDICTS = ("valid", "invalid", "absent", "none")
+"""The trace verifier's verdict on what the model drew; `none`: the item's task has no verifier (or no score)."""
+SHOWN_STEP_FIELDS = ("step", "kind", "text", "tool", "arguments", "result", "error", "tool_calls", "t", "drawn_by")
+"""Trace step fields the viewer shows (with `image` as a link); svg, ops and data stay on disk."""
 
 
-def _relink(image: str | None, prefix: str) -> str | None:
-    return None if not image else f"{prefix}{image}" if prefix else image
+@dataclass
+class StepCounts:
+    """What a trace holds, counted by kind: model turns, tool calls (and failed ones), canvas images."""
+
+    model_turns: int = 0
+    tool_calls: int = 0
+    failed_tool_calls: int = 0
+    canvas_images: int = 0
+
+    def as_row(self) -> list[int]:
+        """Return the counts in index-row order."""
+        return [self.model_turns, self.tool_calls, self.failed_tool_calls, self.canvas_images]
 
 
-def viewer_records(run_dir: RunDir, image_prefix: str = "") -> list[dict[str, Any]]:
-    """Return one record per recorded (item, arm): the item's prompt, its result, its score and its trace steps.
+def step_counts(steps: Iterable[dict[str, Any]]) -> StepCounts:
+    """Return the model turns, tool calls (failed ones apart) and canvas images of a trace's steps."""
+    counts = StepCounts()
+    for step in steps:
+        kind = step.get("kind")
+        if kind == "model":
+            counts.model_turns += 1
+        elif kind == "tool":
+            counts.tool_calls += 1
+            counts.failed_tool_calls += bool(step.get("error"))
+        if kind != "model" and step.get("image"):
+            counts.canvas_images += 1
+    return counts
 
-    Items come from the run's frozen RUN/items.jsonl (RunDirError when it no longer matches the manifest).
+
+def correctness(result: dict[str, Any] | None, score: dict[str, Any] | None) -> str:
+    """Return the answer class of a pair: right, wrong, error, unjudged or unscored (CORRECTNESS)."""
+    if score is None:
+        return "error" if result is not None and result.get("status", "ok") != "ok" else "unscored"
+    if score.get("method") == "error":
+        return "error"
+    if score.get("correct") is True:
+        return "right"
+    if score.get("correct") is False:
+        return "wrong"
+    return "unjudged"
+
+
+def trace_verdict(score: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Return the trace verifier's verdict stored in a score's details, or None when the pair has none."""
+    verdict = ((score or {}).get("details") or {}).get("trace")
+    return verdict if isinstance(verdict, dict) and verdict.get("verdict") in VERDICTS else None
+
+
+@dataclass
+class _Links:
+    """Turns run-relative and item-relative paths into URLs relative to the viewer page."""
+
+    page_dir: Path
+    run_root: Path
+    items_root: Path
+
+    def _url(self, base: Path, path: str | None) -> str | None:
+        if not path or not isinstance(path, str):
+            return None
+        target = os.path.abspath(os.path.join(base, path))
+        relative = os.path.relpath(target, os.path.abspath(self.page_dir)).replace(os.sep, "/")
+        return quote(posixpath.normpath(relative), safe="/")  # ':' is quoted: never a URL scheme
+
+    def run(self, path: str | None) -> str | None:
+        """Return the page-relative URL of a run-relative path (blobs/<sha>.png)."""
+        return self._url(self.run_root, path)
+
+    def item(self, path: str | None) -> str | None:
+        """Return the page-relative URL of an item-relative path (images/...)."""
+        return self._url(self.items_root, path)
+
+
+@dataclass
+class _Table:
+    """A list of distinct strings, referred to by index in the index rows."""
+
+    values: list[str] = field(default_factory=list)
+    _where: dict[str, int] = field(default_factory=dict)
+
+    def index(self, value: str) -> int:
+        if value not in self._where:
+            self._where[value] = len(self.values)
+            self.values.append(value)
+        return self._where[value]
+
+
+def _shown_step(step: dict[str, Any], links: _Links) -> dict[str, Any]:
+    shown = {key: step[key] for key in SHOWN_STEP_FIELDS if step.get(key) not in (None, [], {}, "")}
+    image = links.run(step.get("image"))
+    if image:
+        shown["image"] = image
+    if step.get("retries"):
+        shown["retries"] = len(step["retries"])
+    return shown
+
+
+def _detail(
+    run: Run, item_id: str, arm: str, result: dict[str, Any] | None, score: dict[str, Any] | None, links: _Links
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Return the shard record of one pair and its trace steps."""
+    item = run.items.get(item_id)
+    result = result or {}
+    steps = (run.trace(item_id, arm) or []) if result.get("trace") else []
+    images = result.get("images") or ([result["image"]] if result.get("image") else [])
+    meta = item.meta if item is not None else {}
+    reference = meta.get("reference_image") or (
+        item.answer if item is not None and item.answer_type == "image" else None
+    )
+    metas = result.get("image_meta") or []
+    detail = {
+        "choices": item.choices if item is not None else None,
+        "answer": item.answer if item is not None else None,
+        "answer_type": item.answer_type if item is not None else None,
+        "item_images": [links.item(path) for path in (item.images if item is not None else [])],
+        "reference": links.item(reference) if reference else None,
+        "prediction": result.get("prediction"),
+        "error": result.get("error") or ((score or {}).get("details") or {}).get("reason"),
+        "usage": result.get("usage"),
+        "latency_s": result.get("latency_s"),
+        "generator": result.get("generator"),
+        "outputs": [links.run(path) for path in images],
+        "output_source": (metas[0] or {}).get("source") if metas and isinstance(metas[0], dict) else None,
+        "image_meta": metas or None,
+        "extracted": (score or {}).get("extracted"),
+        "score": (score or {}).get("score"),
+        "method": (score or {}).get("method"),
+        "judge": ((score or {}).get("judge") or {}).get("spec"),
+        "verdict": trace_verdict(score),
+        "steps": [_shown_step(step, links) for step in steps],
+    }
+    return {key: value for key, value in detail.items() if value not in (None, [], "")}, steps
+
+
+def _pairs(run: Run, scores: dict[tuple[str, str], dict[str, Any]]) -> list[tuple[str, str]]:
+    """Return the recorded (item id, arm) pairs, and those only scored (never run), in item then arm order."""
+    order = {item_id: n for n, item_id in enumerate(run.items)}
+    arms = {arm: n for n, arm in enumerate(run.arms)}
+    pairs = set(run.results) | set(scores)
+    return sorted(pairs, key=lambda p: (order.get(p[0], len(order)), p[0], arms.get(p[1], len(arms)), p[1]))
+
+
+def viewer_data(run: Run, page_dir: Path) -> tuple[dict[str, Any], list[str]]:
+    """Return the page's index and the texts of its shards (JavaScript files that call `mcotShard`).
+
+    The index: `arms`, `benchmarks`, `categories`, `statuses` (string tables), `correctness` and `verdicts` (the
+    fixed classes), `items` ([id, question, benchmark, category]), `traces` (one row per pair: item, arm, status,
+    correctness, verdict, model turns, tool calls, failed tool calls, canvas images, output images, generation 0/1,
+    shard), `shards` ([file name, first trace]). Shard k's script calls `mcotShard(k, [detail, ...])`.
     """
-    items = {str(r["id"]): r for r in read_jsonl(check_frozen_items(run_dir.root, run_dir.read_manifest()))}
-    scores = latest_by_key(read_jsonl(run_dir.scores_path))
-    records = []
-    for (item_id, mode), result in sorted(run_dir.results().items()):
-        item = items.get(item_id, {})
-        score = scores.get((item_id, mode), {})
-        steps = []
-        if result.get("trace"):
-            for step in read_jsonl(run_dir.root / result["trace"]):
-                shown = {key: step.get(key) for key in SHOWN_STEP_FIELDS}
-                shown["image"] = _relink(step.get("image"), image_prefix)
-                steps.append(shown)
-        records.append(
-            {
-                "id": item_id,
-                "mode": mode,
-                "benchmark": result.get("benchmark", item.get("benchmark")),
-                "category": result.get("category", item.get("category")),
-                "question": item.get("question", ""),
-                "choices": item.get("choices"),
-                "answer": item.get("answer"),
-                "status": result.get("status"),
-                "error": result.get("error"),
-                "steps": result.get("steps", 0),
-                "extracted": score.get("extracted"),
-                "correct": score.get("correct"),
-                "trace": steps,
-            }
+    scores = latest_by_key(read_jsonl(run.root / SCORES))
+    links = _Links(page_dir, run.root, run.items_root)
+    arms, benchmarks, categories, statuses = _Table(), _Table(), _Table(), _Table()
+    for arm in run.arms:
+        arms.index(arm)
+    items: list[list[Any]] = []
+    item_rows: dict[str, int] = {}
+    traces: list[list[Any]] = []
+    shards: list[list[Any]] = []
+    texts: list[str] = []
+    pending: list[str] = []
+    pending_bytes = 0
+    previous_item: str | None = None
+
+    def close_shard() -> None:
+        nonlocal pending, pending_bytes
+        if pending:
+            text = f"mcotShard({len(shards)},[{','.join(pending)}]);\n"
+            name = f"t-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]}.js"
+            shards.append([name, len(traces) - len(pending)])
+            texts.append(text)
+        pending, pending_bytes = [], 0
+
+    for item_id, arm in _pairs(run, scores):
+        if item_id != previous_item and pending_bytes >= SHARD_BYTES:
+            close_shard()
+        previous_item = item_id
+        result, score = run.results.get((item_id, arm)), scores.get((item_id, arm))
+        item = run.items.get(item_id)
+        if item_id not in item_rows:
+            benchmark = (item.benchmark if item else None) or (result or score or {}).get("benchmark") or "?"
+            category = (item.category if item else None) or (result or score or {}).get("category") or "?"
+            item_rows[item_id] = len(items)
+            items.append(
+                [item_id, item.question if item else "", benchmarks.index(benchmark), categories.index(category)]
+            )
+        detail, steps = _detail(run, item_id, arm, result, score, links)
+        status = (result or {}).get("status") or ((score or {}).get("details") or {}).get("status") or "missing"
+        verdict = trace_verdict(score)
+        counts = step_counts(steps)
+        traces.append(
+            [
+                item_rows[item_id],
+                arms.index(arm),
+                statuses.index(str(status)),
+                CORRECTNESS.index(correctness(result, score)),
+                VERDICTS.index(verdict["verdict"] if verdict else "none"),
+                *counts.as_row(),
+                len(detail.get("outputs", [])),
+                1 if (result or {}).get("generator") else 0,
+                len(shards),
+            ]
         )
-    return records
+        encoded = json.dumps(detail, ensure_ascii=False, separators=(",", ":"))
+        pending.append(encoded)
+        pending_bytes += len(encoded)
+    close_shard()
+    index = {
+        "title": run.root.name,
+        "scored": (run.root / SCORES).is_file(),
+        "arms": arms.values,
+        "benchmarks": benchmarks.values,
+        "categories": categories.values,
+        "statuses": statuses.values,
+        "correctness": list(CORRECTNESS),
+        "verdicts": list(VERDICTS),
+        "items": items,
+        "traces": traces,
+        "shards": shards,
+    }
+    return index, texts
+
+
+def embedded_json(data: Any) -> str:
+    """Return `data` as JSON safe inside an HTML <script> element: `<`, `>` and `&` written as \\u escapes.
+
+    So no text in it can close the element (`</script>`) or open a comment state (`<!--<script>`).
+    """
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def shard_dir(page: Path) -> Path:
+    """Return the folder beside the page that holds its trace shards (`index.html` → `index_files/`)."""
+    return page.parent / f"{page.stem}_files"
+
+
+def _write_shards(folder: Path, names: Sequence[str], texts: Sequence[str]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in zip(names, texts, strict=True):
+        if not (folder / name).is_file():  # content-named: an existing file already holds this text
+            write_text_atomic(folder / name, text)
+
+
+def _remove_stale_shards(folder: Path, keep: set[str]) -> None:
+    for path in folder.iterdir():
+        if SHARD_PATTERN.match(path.name) and path.name not in keep:
+            path.unlink(missing_ok=True)
+
+
+def render_page(index: dict[str, Any], shard_folder: str) -> str:
+    """Return the viewer page's HTML for an index whose shards live in `shard_folder` (relative to the page)."""
+    index = {**index, "shards": [[f"{quote(shard_folder)}/{name}", start] for name, start in index["shards"]]}
+    template = resources.files("mcot").joinpath("templates", TEMPLATE).read_text(encoding="utf-8")
+    values = {"TITLE": html.escape(str(index["title"])), "DATA": embedded_json(index)}
+    return re.sub(r"__MCOT_(TITLE|DATA)__", lambda match: values[match.group(1)], template)
 
 
 def write_viewer(run_root: Path, out: Path | None = None) -> Path:
-    """Write the viewer page for a run (default RUN/index.html) and return its path."""
-    run_dir = RunDir(Path(run_root))
-    check_frozen_items(run_dir.root, run_dir.read_manifest())  # fails clearly before anything is written
-    out = Path(out) if out is not None else run_dir.root / "index.html"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    prefix = os.path.relpath(run_dir.root.resolve(), out.parent.resolve())
-    prefix = "" if prefix == "." else prefix.replace(os.sep, "/") + "/"
-    data = {"runs": viewer_records(run_dir, prefix)}
-    payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
-    template = resources.files("mcot").joinpath("templates", TEMPLATE).read_text(encoding="utf-8")
-    title = run_dir.root.name.replace("&", "&amp;").replace("<", "&lt;")
-    html = template.replace("__MCOT_TITLE__", title).replace("__MCOT_DATA__", payload)
-    out.write_text(html, encoding="utf-8")
-    return out
+    """Write the viewer page of a run (default RUN/index.html) and its shard folder; return the page's path.
+
+    Raise RunDirError (before writing anything) when RUN is not a run or its frozen items were changed.
+    """
+    run = open_run(Path(run_root))
+    page = Path(out) if out is not None else run.root / "index.html"
+    if page.is_dir():
+        page = page / "index.html"
+    folder = shard_dir(page)
+    index, texts = viewer_data(run, page.parent)
+    names = [name for name, _ in index["shards"]]
+    _write_shards(folder, names, texts)
+    write_text_atomic(page, render_page(index, folder.name))
+    _remove_stale_shards(folder, set(names))
+    return page

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from eval.rundir import write_text_atomic
 from mcot.arms import describe_arms, parse_arms
 from mcot.demo import DEMO_GAMES_PER_TASK, DEMO_GEPBENCH_FIGURES, DEMO_SEED, generate_suite, prepare_out
 from mcot.runner import RunConfig, run_items
@@ -48,7 +49,7 @@ def run_demo(out: Path) -> int:
     typer.echo("[4/4] text vs canvas, text vs tools")
     sections = [comparison_markdown(paths.run, a="text", b=arm) for arm in ("canvas", "tools")]
     text = "# mcot demo — arms compared\n\n" + caveat.replace("\n", "  \n") + "\n\n" + "\n".join(sections)
-    paths.comparison.write_text(text, encoding="utf-8")
+    write_text_atomic(paths.comparison, text)
     typer.echo("\n".join(sections))
     viewer = write_viewer(paths.run)
     typer.echo("\nRemember: the offline policy is a scripted tool user, not a model (the note above says what it is).")

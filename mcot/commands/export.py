@@ -1,4 +1,5 @@
-"""`mcot export`: a run's traces as a dataset (JSON lines, parquet, or a Hugging Face folder)."""
+"""`mcot export RUN --format jsonl|parquet|hf --out PATH [--as records|messages|llava] [--only-correct] [--score]
+[--overwrite]`: a run's traces as a dataset (docs/export.md)."""
 
 from __future__ import annotations
 
@@ -6,16 +7,33 @@ from pathlib import Path
 
 import typer
 
-from eval.rundir import RunDirError
+from eval.errors import EvalError
 from mcot.errors import UsageError
-from mcot.exporter import ExportError, export_run
+from mcot.export import ExportError, export_run
 
 
-def run_export(run_dir: Path, format: str, out: Path) -> int:
-    """Export and print how many records were written; return 0."""
+def run_export(
+    run_dir: Path,
+    format: str,
+    out: Path,
+    view: str = "records",
+    only_correct: bool = False,
+    score: bool = False,
+    overwrite: bool = False,
+) -> int:
+    """Export RUN, print warnings on stderr and one summary line; return the exit code (0, or 1 on a write error)."""
     try:
-        count = export_run(run_dir, format, out)
-    except (ExportError, RunDirError) as exc:
+        summary = export_run(
+            Path(run_dir), format, Path(out), view=view, only_correct=only_correct, overwrite=overwrite, score=score
+        )
+    except (ExportError, EvalError) as exc:
         raise UsageError(str(exc)) from exc
-    typer.echo(f"exported {count} records ({format}) to {out}")
+    except OSError as exc:
+        typer.echo(f"mcot: cannot write the export to {out}: {exc}; nothing was left there", err=True)
+        return 1
+    for warning in summary.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    scored = f"; scored {run_dir} first (official protocol)" if summary.scored_now else ""
+    flagged = f", {summary.flagged} flagged (status not ok)" if summary.flagged else ""
+    typer.echo(f"exported {summary.count} records ({format}, {view}{flagged}) to {out}{scored}")
     return 0

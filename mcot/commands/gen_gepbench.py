@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from benchmarks.generators.gepbench.engine import LEVELS, SUMMARY_FILE, write
+from benchmarks.generators.gepbench.llava import CAPTIONS_FILE, INSTRUCTIONS_FILE
 from benchmarks.generators.gepbench.noise import NOISE_MODELS
 from benchmarks.generators.gepbench.questions import ASPECTS, WORDINGS
 from benchmarks.item import ItemError, ItemsWriter, iter_items
@@ -15,6 +16,8 @@ from mcot.errors import UsageError
 
 MAX_FIGURES = 1_000_000
 LEVEL_CHOICES = (*LEVELS, "both")
+FORMATS: tuple[str, ...] = ("items", "native", "llava")
+"""What `--format` adds to the items directory: nothing, the public GePBench layout, or LLaVA training records."""
 
 
 def gen_gepbench(
@@ -26,12 +29,20 @@ def gen_gepbench(
     effects: bool = False,
     style: str = "public",
     noise: str = "paper",
+    format: str = "items",
 ) -> int:
     """Generate N figures (up to three questions per aspect for each) into the items directory `out`; return 0.
 
-    `style` words the questions as the released benchmark does ("public") or with mcot's hierarchy ("mcot");
-    `noise` is the hard figures' pixel noise ("paper", "release" or "none"); `effects` adds the optional
-    hard-level faint texture and occluding white strokes (off by default)."""
+    `format` is what the directory holds beside the items: "items" nothing more, "native" the public GePBench
+    layout (what `native` also asks for), "llava" LLaVA training records (a caption per figure and the
+    multiple-choice instructions). `style` words the questions as the released benchmark does ("public") or
+    with mcot's hierarchy ("mcot"); `noise` is the hard figures' pixel noise ("paper", "release" or "none");
+    `effects` adds the optional hard-level faint texture and occluding white strokes (off by default)."""
+    if format not in FORMATS:
+        raise UsageError(f"unknown --format {format!r}; choose {', '.join(FORMATS)}")
+    if native and format == "llava":
+        raise UsageError("--native is --format native; give one --format")
+    native = native or format == "native"
     if level not in LEVEL_CHOICES:
         raise UsageError(f"unknown --level {level!r}; choose easy, hard or both")
     if style not in WORDINGS:
@@ -46,7 +57,7 @@ def gen_gepbench(
         raise UsageError(f"cannot write --out {out}: {exc}") from exc
     start = time.perf_counter()
     try:
-        stats = write(writer, n, seed, level, native, effects, wording=style, noise=noise)
+        stats = write(writer, n, seed, level, native, effects, wording=style, noise=noise, llava=format == "llava")
         writer.commit()
     except BaseException:
         writer.abort()
@@ -58,6 +69,11 @@ def gen_gepbench(
         f"in {time.perf_counter() - start:.1f} s; validator agreed on {v['agreed']}/{v['checked']} checked, "
         f"dropped {v['contradicted']}; letters {summary['letters']}"
     )
+    if format == "llava":
+        print(
+            f"LLaVA records: {n} captions in {CAPTIONS_FILE}, {summary['questions']} multiple-choice instructions in "
+            f"{INSTRUCTIONS_FILE} (image paths relative to {out})"
+        )
     return 0
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import typer
 
+from benchmarks.files import write_bytes_atomic
 from mcot.errors import UsageError
 
 
@@ -77,7 +78,7 @@ def call_tool(
     report["ops"] = canvas.log
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(result.image if result.image is not None else canvas.snapshot().png)
+        write_bytes_atomic(out, result.image if result.image is not None else canvas.snapshot().png)
         report["png"] = str(out)
     typer.echo(json.dumps(report, indent=2))
     if not result.ok:

@@ -6,16 +6,18 @@ from pathlib import Path
 
 import typer
 
-from eval.rundir import RunDirError
+from eval.errors import EvalError
 from mcot.errors import UsageError
-from mcot.viewer import write_viewer
+from mcot.viewer import shard_dir, write_viewer
 
 
 def run_view(run_dir: Path, out: Path | None) -> int:
-    """Write the viewer and print where it is; return 0."""
+    """Write the viewer (the page and its folder of trace shards) and print where it is; return 0."""
     try:
         page = write_viewer(run_dir, out)
-    except RunDirError as exc:
+    except EvalError as exc:
         raise UsageError(str(exc)) from exc
-    typer.echo(f"viewer: {page} (open it in a browser; it works from file://)")
+    typer.echo(
+        f"viewer: {page} (open it in a browser; it works from file://; traces load from {shard_dir(page).name}/)"
+    )
     return 0

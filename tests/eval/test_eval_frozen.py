@@ -86,7 +86,7 @@ def test_editing_the_frozen_copy_stops_score_compare_export_and_view(make_run: M
     with pytest.raises(UsageError, match=message):
         run_compare(run, None, None, False, a="text", b="canvas")
     with pytest.raises(UsageError, match=message):
-        run_export(run, "jsonl", tmp_path / "out" / "traces.jsonl")
+        run_export(run, "jsonl", tmp_path / "out" / "traces")
     with pytest.raises(UsageError, match=message):
         run_view(run, tmp_path / "site" / "index.html")
     assert not (tmp_path / "out").exists() and not (tmp_path / "site").exists()

@@ -303,7 +303,7 @@ def test_rules_only_scoring(tmp_path: Path, items_dir: Path) -> None:
     assert "### RBench-V" in report and "w/o Math" in report and "unjudged" in report
     assert "Trace verifiers" in report and "canvas vs text" in report
     assert (run / "report.html").read_text().startswith("<!doctype html>")
-    assert (run / "figures" / "accuracy.png").stat().st_size > 1000
+    assert (run / "figures" / "accuracy-rbench-v.png").stat().st_size > 1000
     assert json.loads((run / "manifest.json").read_text())["judge"] is None
 
 

@@ -106,7 +106,7 @@ def test_scripted_model_and_scripted_judge_through_the_cli(tmp_path: Path) -> No
     assert "| text | — | — | — | — | 0 | — | 0 | 0.00 |" in report  # an answer in words is no diagram
     text_score = next(s for s in read_jsonl(run / "scores.jsonl") if s["mode"] == "text")
     assert (text_score["method"], text_score["score"]) == ("rule", 0.0) and "trace" not in text_score["details"]
-    assert "| canvas | optics | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |" in report  # right & valid
+    assert "| canvas | optics | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |" in report  # verified 1: right & valid
 
 
 PLANS = {
@@ -188,8 +188,8 @@ def test_right_wrong_and_no_drawing_on_a_local_openai_model_and_judge(
     assert graded["throw-1"]["details"]["trace"]["violation"].startswith("the drawing is ")
     report = (run / "report.md").read_text()
     assert "| canvas | — | — | — | — | 0 | — | 0 | 0.33 |" in report
-    assert "| canvas | mechanics | 0 | 0 | 0 | 0 | 1 | 0 | 0 | 0 |" in report  # wrong & invalid
-    assert "| canvas | optics | 1 | 0 | 0 | 0 | 0 | 1 | 0 | 0 |" in report  # right & valid, wrong & absent
+    assert "| canvas | mechanics | 1 | 0 | 0 | 0 | 0 | 1 | 0 | 0 | 0 |" in report  # verified 1: wrong & invalid
+    assert "| canvas | optics | 2 | 1 | 0 | 0 | 0 | 0 | 1 | 0 | 0 |" in report  # right & valid, wrong & absent
 
     with FakeProvider(default=judge) as server:  # re-scoring reads every grade from the judge cache
         mcot("score", run, "--judge", "openai:gpt-4o", "--base-url", server.openai_url)
@@ -220,4 +220,4 @@ def test_a_domain_tools_drawing_is_the_output_but_not_the_models_drawing(tmp_pat
         "candidates": 0,
         "tool_drawn": 1,
     }
-    assert "| tools | optics | 0 | 0 | 1 | 0 | 0 | 0 | 1 | 0 |" in (run / "report.md").read_text()
+    assert "| tools | optics | 1 | 0 | 0 | 1 | 0 | 0 | 0 | 1 | 0 |" in (run / "report.md").read_text()

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.generators.gepbench.llava import LlavaRecords
 from benchmarks.generators.gepbench.noise import NOISE_MODELS
 from benchmarks.generators.gepbench.placement import Figure, place_figure
 from benchmarks.generators.gepbench.questions import ASPECTS, LetterBalancer, Question, make_questions
@@ -161,10 +162,11 @@ def generate(
     *,
     wording: str = "public",
     noise: str = "paper",
+    llava: bool = False,
 ) -> GenerationStats:
     """Write N figures' questions as an items directory at `out` (atomically); return the run's counts."""
     with ItemsWriter(out) as writer:
-        return write(writer, n, seed, level, native, effects, wording=wording, noise=noise)
+        return write(writer, n, seed, level, native, effects, wording=wording, noise=noise, llava=llava)
 
 
 def write(
@@ -177,13 +179,17 @@ def write(
     *,
     wording: str = "public",
     noise: str = "paper",
+    llava: bool = False,
 ) -> GenerationStats:
-    """Add N figures' items (and with `native` the public layout) to an open writer; return the counts.
+    """Add N figures' items (with `native` the public layout, with `llava` LLaVA training records) to an open
+    writer; return the counts.
 
     `wording` is the question style, `noise` the hard figures' noise model, `effects` the optional hard-level
-    texture and occluding strokes (see make_figure)."""
+    texture and occluding strokes (see make_figure); `llava` adds a caption per figure and an instruction per
+    question (llava.py)."""
     stats = GenerationStats()
     balancer = LetterBalancer()
+    records = LlavaRecords(seed) if llava else None
     for lvl, count in plan(n, level):
         rules: list[dict[str, Any]] = []
         vqa: dict[str, list[str]] = {aspect: [] for aspect in ASPECTS}
@@ -194,10 +200,13 @@ def write(
             path = writer.add_image(name, result.image)
             per_aspect: Counter[str] = Counter()
             style = result.style.as_meta()
+            written: list[tuple[str, Question]] = []
             for question, verdict in result.kept:
                 qid = per_aspect[question.aspect]
                 per_aspect[question.aspect] += 1
-                writer.add(_item(result, question, qid, verdict, path, style))
+                item = _item(result, question, qid, verdict, path, style)
+                writer.add(item)
+                written.append((item.id, question))
                 if native:
                     choices, answer = question.native()
                     record = {
@@ -208,6 +217,8 @@ def write(
                         "answer": answer,
                     }
                     vqa[question.aspect].append(json.dumps(record))
+            if records is not None:
+                records.add_figure(lvl, index, result.figure, result.style, path, written)
             if native:
                 writer.add_file(f"figures/{name}", result.image)
                 rules.append(result.description)
@@ -219,6 +230,10 @@ def write(
     summary: dict[str, Any] = {"generator": "gepbench", "n": n, "seed": seed, "level": level, "native": native}
     summary["style"] = wording
     summary["noise"] = {"model": noise, **NOISE_MODELS[noise].as_meta()}
+    if records is not None:
+        for file_name, data in records.files().items():
+            writer.add_file(file_name, data)
+        summary["llava"] = {"captions": len(records.captions), "instructions": len(records.instructions)}
     if effects:
         summary["effects"] = True
     summary.update(stats.as_dict())

@@ -1,0 +1,104 @@
+"""Where an export goes: checks on `--out` before anything is written, and an all-or-nothing move into place.
+
+The export is written into a temporary sibling of `--out` (created under the process umask, like any file
+mcot writes) and renamed into place only once complete; on any error the sibling, and any parent folder
+made for it, are removed, so a failed export leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from mcot.export.formats import FOLDER_FORMATS, RECORDS_FILE
+
+
+class ExportError(ValueError):
+    """The run cannot be exported as asked (the message says what to change)."""
+
+
+EXPORT_MARKERS = (RECORDS_FILE, "dataset_dict.json")
+"""Files that mark a folder as an earlier export, which --overwrite may replace."""
+
+
+def check_out(out: Path, fmt: str, overwrite: bool) -> None:
+    """Return when `out` may receive an export in `fmt`; raise ExportError saying why not."""
+    out = Path(out)
+    if fmt in FOLDER_FORMATS:
+        if fmt == "jsonl" and out.suffix.lower() == ".jsonl":
+            raise ExportError(
+                f"--format jsonl writes a folder (records.jsonl and images/); give --out a folder name, "
+                f"e.g. {out.with_suffix('')}"
+            )
+        if out.exists() and not out.is_dir():
+            raise ExportError(f"{out} is a file; --format {fmt} writes a folder: give --out a folder name")
+        if out.is_dir() and any(out.iterdir()):
+            if not overwrite:
+                raise ExportError(f"{out} already exists; pass --overwrite to replace it, or choose another --out")
+            if not any((out / marker).is_file() for marker in EXPORT_MARKERS):
+                raise ExportError(
+                    f"{out} exists and is not an mcot export (no {' or '.join(EXPORT_MARKERS)}); "
+                    "not replacing it: choose another --out"
+                )
+        return
+    if out.is_dir():
+        raise ExportError(
+            f"{out} is a directory; --format {fmt} writes one file: name a file, e.g. {out / ('traces.' + fmt)}"
+        )
+    if out.exists() and not overwrite:
+        raise ExportError(f"{out} already exists; pass --overwrite to replace it, or choose another --out")
+
+
+def _first_missing(folder: Path) -> Path | None:
+    """Return the outermost ancestor of `folder` (or itself) that does not exist, or None."""
+    missing = None
+    for candidate in [folder, *folder.parents]:
+        if candidate.exists():
+            break
+        missing = candidate
+    return missing
+
+
+@contextmanager
+def staged(out: Path, folder: bool) -> Iterator[Path]:
+    """Yield a temporary sibling of `out` to write into (a folder when `folder`); move it to `out` on success."""
+    out = Path(out).absolute()
+    made = _first_missing(out.parent)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    temporary = out.parent / f".{out.name}.partial-{secrets.token_hex(4)}"
+    if folder:
+        temporary.mkdir()
+    try:
+        yield temporary
+        _replace(temporary, out)
+    except BaseException:
+        _remove(temporary)
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
+        raise
+
+
+def _replace(temporary: Path, out: Path) -> None:
+    """Move `temporary` to `out`, replacing what is there (an earlier export) only once the new one is complete."""
+    if not out.is_dir():
+        os.replace(temporary, out)
+        return
+    old = out.parent / f".{out.name}.old-{secrets.token_hex(4)}"
+    os.rename(out, old)
+    try:
+        os.rename(temporary, out)
+    except BaseException:
+        os.rename(old, out)
+        raise
+    _remove(old)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    elif path.exists() or path.is_symlink():
+        path.unlink(missing_ok=True)
