@@ -102,6 +102,11 @@ class Registry(Generic[T]):
             if key.startswith(name) and len(key) > cut and not (key[cut].isalnum() or key[cut] in "-_."):
                 tail = spec[cut + 1 :].strip()
                 return f"{name}:{tail}" if tail else self._entries[name].usage
+        if argument is None and "/" in spec:  # `openai/gpt-image-1` for a provider named differently
+            head, _, tail = spec.partition("/")
+            near = difflib.get_close_matches(head.strip().lower(), self._entries, n=1, cutoff=0.6)
+            if near and tail.strip() and self._entries[near[0]].takes_argument:
+                return f"{near[0]}:{tail.strip()}"
         close = difflib.get_close_matches(key, self._entries, n=1, cutoff=0.6)
         if not close:
             return None

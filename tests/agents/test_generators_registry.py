@@ -46,6 +46,7 @@ def test_the_builtin_generators_are_registered_once_each():
     ("spec", "suggestion"),
     [
         ("openai_image:gpt-image-1", "openai-image:gpt-image-1"),
+        ("openai/gpt-image-1", "openai-image:gpt-image-1"),
         ("openai-images:dall-e-3", "openai-image:dall-e-3"),
         ("openai:gpt-image-1", "openai-image:gpt-image-1"),
         ("difusers:/models/sd-turbo", "diffusers:/models/sd-turbo"),
