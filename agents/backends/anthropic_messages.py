@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import os
-import weakref
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -14,6 +12,7 @@ from typing import Any
 import anthropic
 
 from agents.backends.base import ModelRequest, ModelResponse, Usage, redactor, request_url, sent_sampling
+from agents.backends.loop_clients import LoopClients
 from agents.errors import ModelError, ModelSpecError
 from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
 from agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds, status_is_retryable
@@ -46,19 +45,12 @@ class AnthropicBackend:
         self._redact = redactor(key)
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anthropic.AsyncAnthropic] = (
-            weakref.WeakKeyDictionary()
+        self._clients = LoopClients(
+            lambda: anthropic.AsyncAnthropic(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout_s)
         )
 
     def _client(self) -> anthropic.AsyncAnthropic:
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = anthropic.AsyncAnthropic(
-                api_key=self._key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s
-            )
-            self._clients[loop] = client
-        return client
+        return self._clients.get()
 
     def sampling_support(self) -> dict[str, str]:
         """Return whether temperature and seed are sent: the Messages API has no seed."""

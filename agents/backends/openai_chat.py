@@ -10,7 +10,7 @@ import openai
 
 from agents.backends._textcalls import parse_text_tool_calls
 from agents.backends.base import ModelRequest, ModelResponse, Usage, redactor, request_url, sent_sampling
-from agents.backends.openai_clients import OpenAIClients
+from agents.backends.loop_clients import LoopClients
 from agents.errors import ModelError, ModelSpecError
 from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
 from agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds, status_is_retryable
@@ -59,7 +59,9 @@ class OpenAIChatBackend:
         self._redact = redactor(key)
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
-        self._clients = OpenAIClients(key, self.base_url, timeout_s)
+        self._clients = LoopClients(
+            lambda: openai.AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout_s)
+        )
 
     def _client(self) -> openai.AsyncOpenAI:
         return self._clients.get()

@@ -116,14 +116,3 @@ def as_png(data: bytes) -> bytes:
         buffer = io.BytesIO()
         image.convert("RGBA" if "A" in image.getbands() else "RGB").save(buffer, format="PNG")
     return buffer.getvalue()
-
-
-def image_media_type(data: bytes) -> str:
-    """Return the media type of PNG, JPEG, GIF or WEBP bytes (`image/png` for anything else)."""
-    if data.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if data[:6] in (b"GIF87a", b"GIF89a"):
-        return "image/gif"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return "image/png"

@@ -16,8 +16,8 @@ from typing import Any
 import openai
 
 from agents.backends.base import redactor
+from agents.backends.loop_clients import LoopClients
 from agents.backends.openai_chat import UnparsableResponse, classify_openai_error
-from agents.backends.openai_clients import OpenAIClients
 from agents.errors import ModelError, ModelSpecError
 from agents.generators.base import (
     GeneratedImage,
@@ -25,9 +25,9 @@ from agents.generators.base import (
     ImageRequest,
     ImageResponse,
     as_png,
-    image_media_type,
     size_text,
 )
+from agents.messages import sniff_media_type
 from agents.pricing import image_cost_usd
 from agents.retry import RetryPolicy, call_with_retries
 
@@ -61,7 +61,9 @@ class OpenAIImagesGenerator:
         self._redact = redactor(key)
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
-        self._clients = OpenAIClients(key, self.base_url, timeout_s)
+        self._clients = LoopClients(
+            lambda: openai.AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout_s)
+        )
 
     def _client(self) -> openai.AsyncOpenAI:
         return self._clients.get()
@@ -150,7 +152,7 @@ class OpenAIImagesGenerator:
 
 def _upload(name: str, data: bytes) -> tuple[str, bytes, str]:
     """Return an SDK file tuple (file name, bytes, media type) for a multipart upload."""
-    media = image_media_type(data)
+    media = sniff_media_type(data)
     return (f"{name}.{_EXTENSIONS.get(media, 'png')}", data, media)
 
 
