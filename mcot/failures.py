@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval.advice import short_cause
+from eval.advice import MISSING_STATUS, short_cause
 
 CAUSE_WIDTH = 240
 
@@ -40,7 +40,7 @@ def summarize_failures(records: Sequence[dict[str, Any] | None]) -> FailureSumma
     """Return the failures among the latest results of a run's (item, arm) pairs (None: a pair never run)."""
     summary = FailureSummary()
     for record in records:
-        status = "missing" if record is None else str(record.get("status"))
+        status = MISSING_STATUS if record is None else str(record.get("status"))
         if status == "ok":
             continue
         summary.failed += 1

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from eval.advice import MISSING_STATUS
 from eval.rundir import SCORES, Run, latest_by_key, open_run, read_jsonl, write_text_atomic
 
 TEMPLATE = "viewer.html"
@@ -228,7 +229,7 @@ def viewer_data(run: Run, page_dir: Path) -> tuple[dict[str, Any], list[str]]:
                 [item_id, item.question if item else "", benchmarks.index(benchmark), categories.index(category)]
             )
         detail, steps = _detail(run, item_id, arm, result, score, links)
-        status = (result or {}).get("status") or ((score or {}).get("details") or {}).get("status") or "missing"
+        status = (result or {}).get("status") or ((score or {}).get("details") or {}).get("status") or MISSING_STATUS
         verdict = trace_verdict(score)
         counts = step_counts(steps)
         traces.append(

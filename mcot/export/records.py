@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.item import Item
+from eval.advice import MISSING_STATUS
 from eval.rundir import Run, latest_by_key, order_arms, read_jsonl
 from mcot.export.images import ImageCatalog
 
-MISSING_STATUS = "missing"
 MISSING_REASON = "the run has no result for this item and arm (interrupted, or not run yet)"
 _STEP_IMAGES = ("image", "seen")
 
@@ -49,7 +49,8 @@ class Pair:
         return [self.run.items_root / rel for rel in self.item.images]
 
     def flags(self) -> dict[str, Any]:
-        """Return the fields every view carries: id, arm (`mode`), benchmark, category, status, error, correct, score."""
+        """Return the fields every view carries: id, arm (`mode`), benchmark, category, status, error, correct,
+        score."""
         return {
             "id": self.item.id,
             "mode": self.arm,
