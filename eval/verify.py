@@ -167,7 +167,7 @@ def drawn_elements(ops: Sequence[dict[str, Any]], drawn_by: str | None = None) -
                     kind, points = elements[str(element_id)]
                     try:
                         elements[str(element_id)] = (kind, _transform_points(points, args))
-                    except (KeyError, TypeError, ValueError):
+                    except (KeyError, TypeError, ValueError, IndexError):
                         continue
     return [geometry for key, geometry in elements.items() if drawn_by is None or creators[key] == drawn_by]
 

@@ -348,3 +348,11 @@ def test_verifiers_never_raise_on_junk_ops(ops: list[dict[str, Any]], task: str)
     metas = {"maze": MAZE, "ray": BLOCK_RAY, "bounce": BOUNCE, "dart": DART, "dots": DOTS}
     verdict = verify_trace(_item(task, metas[task]), [_tool(1, ops)])
     assert verdict is not None and verdict.verdict in ("valid", "invalid", "absent")
+
+
+def test_a_transform_with_an_empty_translate_leaves_the_element_where_it_was() -> None:
+    ops = [
+        {"op": "draw_line", "id": "e1", "args": {"start": [0, 0], "end": [10, 0]}},
+        {"op": "transform", "args": {"ids": ["e1"], "translate": []}},
+    ]
+    assert drawn_elements(ops) == [("segment", [(0.0, 0.0), (10.0, 0.0)])]
