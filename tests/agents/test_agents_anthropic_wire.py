@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 import base64
 
-from fake_provider import Fail, FakeProvider, Reply
-
 from agents import Budget, load_model, solve
+from agents.fake_provider import Fail, FakeProvider, Reply
 
 
 def test_tool_results_lead_the_next_user_turn_and_carry_images(item_dir, toolbox, keys, quick_retry, fake_sleep):

@@ -9,10 +9,10 @@ import asyncio
 import json
 
 import pytest
-from fake_provider import Fail, FakeProvider, Reply
 
 import tools
 from agents import Budget, load_model, solve
+from agents.fake_provider import Fail, FakeProvider, Reply
 from tools.canvas_ops import CANVAS_TOOLS
 
 DRAW_LINE = ("draw_line", {"start": [40, 40], "end": [120, 100]})

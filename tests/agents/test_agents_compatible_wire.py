@@ -6,9 +6,9 @@ import asyncio
 import json
 
 import pytest
-from fake_provider import FakeProvider, Reply
 
 from agents import Budget, ModelSpecError, load_model, solve
+from agents.fake_provider import FakeProvider, Reply
 
 
 def test_text_tool_calls_are_run_and_answered_in_text(item_dir, toolbox, monkeypatch):

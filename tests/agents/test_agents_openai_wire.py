@@ -6,9 +6,8 @@ import asyncio
 import base64
 import json
 
-from fake_provider import Fail, FakeProvider, Raw, Reply
-
 from agents import Budget, load_model, solve
+from agents.fake_provider import Fail, FakeProvider, Raw, Reply
 
 
 def _png_from_data_url(url: str) -> bytes:

@@ -7,7 +7,6 @@ import email.utils
 import time
 
 import pytest
-from fake_provider import FakeProvider, Reply
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +14,7 @@ from agents import ModelError, ModelSpecError, ask_text, load_model, prompt_hash
 from agents.backends._textcalls import parse_text_tool_calls
 from agents.backends.anthropic_messages import to_anthropic_messages
 from agents.backends.openai_chat import to_chat_messages
+from agents.fake_provider import FakeProvider, Reply
 from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart, limit_canvas_images, user
 from agents.pricing import cost_usd
 from agents.prompts import format_final_answer, load_prompt, render_task

@@ -7,10 +7,10 @@ import io
 import json
 
 import pytest
-from fake_provider import Fail, FakeProvider, ImageReply, solid_png
 from PIL import Image
 
 from agents import GeneratorError, ImageOptions, ImageRequest, ImageSolver, ModelSpecError, load_generator
+from agents.fake_provider import Fail, FakeProvider, ImageReply, solid_png
 from agents.session import MemoryBlobs
 from benchmarks.item import Item
 

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from fake_provider import FakeProvider, Reply
 from PIL import Image
 
+from agents.fake_provider import FakeProvider, Reply
 from benchmarks.item import Item, write_items
 from eval.rundir import read_jsonl
 from mcot.arms import parse_arms

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_provider import FakeProvider, Reply
 
+from agents.fake_provider import FakeProvider, Reply
 from agents.prompts import PromptTemplate, TaskFormat
 from benchmarks.item import Item, write_items
 from eval.metrics import Table

@@ -15,10 +15,10 @@ from typing import Any
 
 import diagram_fixture as fixture
 import pytest
-from fake_provider import FakeProvider, Reply
 from PIL import Image, ImageChops
 from typer.testing import CliRunner
 
+from agents.fake_provider import FakeProvider, Reply
 from benchmarks.item import read_items
 from canvas import Canvas
 from eval.registry import register_scoring, scoring_spec

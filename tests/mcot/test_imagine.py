@@ -7,8 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fake_provider import Fail, FakeProvider, ImageReply, solid_png
-
+from agents.fake_provider import Fail, FakeProvider, ImageReply, solid_png
 from eval.rundir import read_jsonl
 
 CATEGORIES = ("direct_light_images", "reflect_light_images", "refracted_light_images")

@@ -5,8 +5,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_provider import FakeProvider, Raw, Reply
 
+from agents.fake_provider import FakeProvider, Raw, Reply
 from benchmarks.item import Item, write_items
 from eval.rundir import read_jsonl
 from mcot.arms import parse_arms

@@ -1,4 +1,4 @@
-"""A scripted model provider on 127.0.0.1 for tests: real HTTP, no network (`from fake_provider import ...`).
+"""A scripted model provider on 127.0.0.1 for tests, perf scripts and dry runs: real HTTP, no network.
 
 It speaks the OpenAI Chat Completions wire format on `POST .../chat/completions`, the Anthropic
 Messages format on `POST .../messages` and the OpenAI Images API on `POST .../images/generations` (JSON) and
@@ -84,6 +84,13 @@ class Recorded:
     raw: bytes = b""
 
 
+class _Server(ThreadingHTTPServer):
+    """The threaded server with a listen backlog for bursts of connects (the default of 5 drops them)."""
+
+    request_queue_size = 1024
+    daemon_threads = True
+
+
 class FakeProvider:
     """A threaded HTTP server answering from a script; use as a context manager or call start/stop.
 
@@ -97,8 +104,7 @@ class FakeProvider:
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._counter = 0
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), self._handler_class())
         # a short poll interval: `stop()` waits for the serving loop's next poll (0.5 s by default)
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
@@ -150,6 +156,9 @@ class FakeProvider:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body go out in two writes: without TCP_NODELAY, Nagle's algorithm against the
+            # client's delayed ACK adds ~40 ms to every keep-alive request
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: Any) -> None:
                 return
