@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from agents.backends.base import ModelBackend, ModelRequest, ToolSet
 from agents.budget import Budget
+from agents.cache import digest_request
 from agents.errors import AgentError, ModelError
 from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart, limit_canvas_images, system, user
 from agents.prompts import load_prompt, render_task
@@ -56,8 +57,20 @@ def image_part(path: Path, *, canvas: bool = False) -> ImagePart:
     """Return an image file as an ImagePart: PNG, JPEG, GIF and WEBP as they are, other formats as PNG."""
     from PIL import Image
 
+    from canvas import MAX_PIXELS, CanvasError
+
     data = Path(path).read_bytes()
     with Image.open(io.BytesIO(data)) as image:
+        if image.width * image.height > MAX_PIXELS:  # checked before decoding: a decompression bomb stops here
+            raise CanvasError(
+                f"image {Path(path).name!r} is {image.width}x{image.height} pixels; at most {MAX_PIXELS:,} are allowed"
+            )
+        # a truncated or corrupt file fails here, not at the provider; a PNG's chunks and checksums are checked
+        # without decoding it (verify: microseconds, where decoding a 640 x 480 diagram takes 2-3 ms)
+        if image.format == "PNG":
+            image.verify()
+        else:
+            image.load()
         media = _MEDIA_TYPES.get(image.format or "")
         if media is None:
             buffer = io.BytesIO()
@@ -86,6 +99,10 @@ class Session:
     recorder: Recorder = field(default_factory=Recorder)
     input_tokens: int = 0
     output_tokens: int = 0
+    paid_input_tokens: int = 0
+    paid_output_tokens: int = 0
+    cached_calls: int = 0
+    """Model turns served by the response cache: their tokens count in input/output_tokens, not in paid_*."""
     turns: int = 0
     answer: str = ""
     observed_version: int = 0
@@ -96,9 +113,10 @@ class Session:
 
     @property
     def hints(self) -> dict[str, Any]:
-        """Return prompt-view facts for non-LLM policies (never the answer or meta)."""
+        """Return prompt-view facts for non-LLM policies and replay (never the answer or meta)."""
         v = self.view
         return {
+            "id": v.id,
             "benchmark": v.benchmark,
             "category": v.category,
             "question": v.question,
@@ -117,9 +135,15 @@ class Session:
             self.messages = [user(*images, task)]
             return
         first, rest = (v.images[0], v.images[1:]) if v.images else (None, ())
-        self.canvas = await asyncio.to_thread(self._open_canvas, first)
-        extra = await asyncio.to_thread(lambda: [image_part(p) for p in rest])
-        note, image = await asyncio.to_thread(self._observe, "observation.initial.txt", [])
+
+        def opening() -> tuple[list[ImagePart], str, ImagePart]:
+            # one trip to a worker thread (each trip waits for a free thread and for the loop): open the canvas,
+            # read the other images, render the first observation
+            self.canvas = self._open_canvas(first)
+            extra = [image_part(p) for p in rest]
+            return (extra, *self._observe("observation.initial.txt", []))
+
+        extra, note, image = await asyncio.to_thread(opening)
         prompt = load_prompt("system.canvas.txt").render(
             width=self.canvas.width, height=self.canvas.height, max_steps=self.budget.max_steps
         )
@@ -154,7 +178,7 @@ class Session:
         )
         self.observed_version = len(c.log)
         self.canvas_sha = snap.sha256
-        return note, ImagePart(seen.data, seen.media_type, canvas=True)
+        return note, _hashed(ImagePart(seen.data, seen.media_type, canvas=True), seen.sha256)
 
     # --- model -----------------------------------------------------------------------------------------
     async def call_model(self) -> tuple[str, str | None, tuple[ToolCall, ...]]:
@@ -171,31 +195,42 @@ class Session:
             seed=b.seed,
             hints=self.hints,
         )
+        digest = digest_request(getattr(self.backend, "key_spec", None) or self.backend.spec, request)
+        keyed = {"request_key": digest.key, "request_parts": digest.parts}
         started = time.perf_counter()
         try:
             response = await self.backend.generate(request)
         except ModelError as exc:
             message = self.redact(str(exc))
             self.recorder.add(
-                "model", error=message, retries=exc.retries, latency_s=_secs(started), sampling=exc.sampling
+                "model", error=message, retries=exc.retries, latency_s=_secs(started), sampling=exc.sampling, **keyed
             )
             return "error", message, ()
         except AgentError as exc:
             message = self.redact(str(exc))
-            self.recorder.add("model", error=message, latency_s=_secs(started))
+            self.recorder.add("model", error=message, latency_s=_secs(started), **keyed)
             return "error", message, ()
         self.turns += 1
-        self.input_tokens += response.usage.input_tokens
-        self.output_tokens += response.usage.output_tokens
+        usage = response.usage
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+        if response.cached:
+            self.cached_calls += 1
+        else:
+            self.paid_input_tokens += usage.input_tokens
+            self.paid_output_tokens += usage.output_tokens
         calls = response.tool_calls if self.tools is not None else ()
         self.recorder.add(
             "model",
             text=response.text,
             tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments_for_trace()} for c in calls],
-            usage={"input_tokens": response.usage.input_tokens, "output_tokens": response.usage.output_tokens},
+            usage={"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
             latency_s=_secs(started),
             retries=list(response.retries),
             sampling=dict(response.sampling),
+            cached=response.cached,
+            tool_calls_in_text=response.tool_calls_in_text,
+            **keyed,
         )
         parts: list[Any] = [TextPart(response.text)] if response.text else []
         self.messages.append(Message("assistant", parts, calls, response.tool_calls_in_text))
@@ -227,8 +262,9 @@ class Session:
             image_path = None
             images: tuple[ImagePart, ...] = ()
             if result.image:
-                image_path = blob_path(self.blobs.put(result.image, ".png"))
-                images = (ImagePart(result.image, "image/png", canvas=True),)
+                sha = self.blobs.put(result.image, ".png")
+                image_path = blob_path(sha)
+                images = (_hashed(ImagePart(result.image, "image/png", canvas=True), sha),)
             self.recorder.add(
                 "tool",
                 tool=call.name,
@@ -297,6 +333,12 @@ def drawn_by(tool: str) -> DrawnBy:
     from tools.canvas_ops import CANVAS_TOOLS
 
     return "model" if tool in CANVAS_TOOLS else "tool"
+
+
+def _hashed(image: ImagePart, sha256: str) -> ImagePart:
+    """Return the image with its sha256 (`ImagePart.sha256`, a cached property) already known: not hashed twice."""
+    image.__dict__["sha256"] = sha256
+    return image
 
 
 def _secs(started: float) -> float:

@@ -18,7 +18,7 @@ from langgraph.errors import GraphRecursionError
 from agents.backends import load_model
 from agents.backends.base import ModelBackend, redactor, sampling_support
 from agents.budget import Budget
-from agents.graph import initial_state, solver_graph
+from agents.graph import initial_state, run_text_loop, solver_graph
 from agents.pricing import cost_usd
 from agents.session import Blobs, MemoryBlobs, Session
 from agents.toolbox import RegistryToolbox, Toolbox, toolset
@@ -33,6 +33,10 @@ Status = Literal["ok", "error", "budget"]
 @dataclass
 class Prediction:
     """The outcome of one solve: status, the final text verbatim, turns, usage, wall time, error.
+
+    `usage` holds all tokens of the solve (`input_tokens`, `output_tokens`), the cost of those paid for
+    (`cost_usd`: a turn served by the response cache costs nothing; None when the price is unknown) and
+    `cached_calls`, the number of model turns the cache served.
 
     A prediction that is an image (a generator's, or an edited diagram's final canvas) also carries `images`
     (run-relative blob paths, `blobs/<sha>.png`, the first being the answer) and `image_meta` (one dict per image).
@@ -107,21 +111,25 @@ async def solve(
     timed_out = False
     try:
         async with asyncio.timeout(budget.item_timeout_s):
-            final = await solver_graph().ainvoke(
-                initial_state(), config={"recursion_limit": budget.recursion_limit()}, context=session
-            )
+            if session.tools is None:  # one model turn: the same two steps without the graph engine's set-up
+                final = await run_text_loop(session)
+            else:
+                final = await solver_graph().ainvoke(
+                    initial_state(), config={"recursion_limit": budget.recursion_limit()}, context=session
+                )
         status, error = final["status"], final["error"]
         if status == "running":
             status, error = "error", "the loop ended without an answer"
     except TimeoutError:
+        # an error, not a budget stop: a provider that hung is no property of the item, so a resume retries it
         timed_out = True
-        status, error = "budget", f"wall-clock budget spent: {budget.item_timeout_s} s"
+        status, error = "error", f"item time-out: the wall-clock budget of {budget.item_timeout_s} s was spent"
     except GraphRecursionError:
         status, error = "budget", f"graph step limit reached ({budget.recursion_limit()})"
     except Exception as exc:
         status, error = "error", session.redact(f"{type(exc).__name__}: {exc}")
     try:  # an item whose answer is an image: the final canvas is the output
-        output = await asyncio.to_thread(session.finish, settled=not timed_out)
+        output = await asyncio.to_thread(session.finish, settled=not timed_out) if session.canvas is not None else None
     except Exception as exc:
         output = None
         if status == "ok":
@@ -129,7 +137,8 @@ async def solve(
     usage = {
         "input_tokens": session.input_tokens,
         "output_tokens": session.output_tokens,
-        "cost_usd": cost_usd(backend.provider, backend.model, session.input_tokens, session.output_tokens),
+        "cost_usd": _paid_cost(backend, session),
+        "cached_calls": session.cached_calls,
     }
     prediction = Prediction(
         status=status,
@@ -143,6 +152,14 @@ async def solve(
     )
     # a copy: after a timeout a tool thread may still be finishing and must not change what is returned
     return prediction, Trace(list(session.recorder.trace.steps))
+
+
+def _paid_cost(backend: ModelBackend, session: Session) -> float | None:
+    """Return the USD cost of the tokens paid for (cached turns cost 0); None when the model's price is unknown."""
+    paid_in, paid_out = session.paid_input_tokens, session.paid_output_tokens
+    if paid_in == paid_out == 0 and session.cached_calls:
+        return 0.0
+    return cost_usd(backend.provider, backend.model, paid_in, paid_out)
 
 
 def _size(canvas: Any) -> dict[str, int]:

@@ -50,6 +50,12 @@ class RegistryToolbox:
 
         return tuple(tools.registry())
 
+    def has(self, name: str) -> bool:
+        """Return whether a tool is registered as `name` (without loading every tool module when it is)."""
+        from tools.registry import lookup
+
+        return lookup(name) is not None
+
     def schemas(self, flavor: SchemaFlavor, names: tuple[str, ...]) -> list[dict[str, Any]]:
         """Return the tool entries for a wire flavour (cached while the named tools stay registered as they are)."""
         return list(_registry_schemas(flavor, tuple(names)))
@@ -83,6 +89,9 @@ def _registry_schemas(flavor: SchemaFlavor, names: tuple[str, ...]) -> list[dict
 def toolset(toolbox: Toolbox, names: Sequence[str]) -> ToolSet:
     """Return the ToolSet offering exactly `names`; raise ValueError naming any the toolbox cannot run."""
     chosen = tuple(names)
+    has = getattr(toolbox, "has", None)  # a toolbox that answers by name need not load every tool to say
+    if has is not None and all(has(name) for name in chosen):
+        return ToolSet(chosen, toolbox.schemas)
     known = set(toolbox.names())
     missing = [name for name in chosen if name not in known]
     if missing:

@@ -7,7 +7,10 @@ operations in order, which is all `Canvas.replay` needs to rebuild every snapsho
 A model step records `sampling`, the sampling fields its request sent (`{"temperature": 0.0, "seed": 7}`;
 keys the backend does not send are left out). A tool step records `drawn_by`: "model" for a canvas
 operation the model issued itself, "tool" for any other tool (geometry a domain tool drew with `draw=true`).
-Old traces lack both fields.
+A model step also records `request_key` (the sha256 key of its request, `agents.cache.request_key`),
+`request_parts` (the key's parts as short digests, to tell what changed between two runs), `cached` (True when
+the response cache served it: its tokens were not paid) and `tool_calls_in_text` (the calls were parsed from
+the text). Old traces lack these fields; `replay:RUN` needs them.
 """
 
 from __future__ import annotations
@@ -25,7 +28,16 @@ StepKind = Literal["model", "tool", "observation"]
 DrawnBy = Literal["model", "tool"]
 _COMMON = ("step", "kind", "text", "tool", "arguments", "result", "error", "image", "svg", "changed", "usage", "t")
 _EXTRA: dict[str, tuple[str, ...]] = {
-    "model": ("tool_calls", "latency_s", "retries", "sampling"),
+    "model": (
+        "tool_calls",
+        "latency_s",
+        "retries",
+        "sampling",
+        "request_key",
+        "request_parts",
+        "cached",
+        "tool_calls_in_text",
+    ),
     "tool": ("drawn_by", "ops", "data"),
     "observation": ("seen",),
 }
@@ -51,6 +63,10 @@ class Step:
     latency_s: float | None = None
     retries: list[dict[str, Any]] | None = None
     sampling: dict[str, Any] | None = None
+    request_key: str | None = None
+    request_parts: dict[str, str] | None = None
+    cached: bool | None = None
+    tool_calls_in_text: bool | None = None
     drawn_by: DrawnBy | None = None
     ops: list[dict[str, Any]] | None = None
     data: dict[str, Any] | None = None

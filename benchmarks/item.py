@@ -56,16 +56,40 @@ class PromptView(BaseModel):
 
 
 def prompt_view(item: Item, root: Path) -> PromptView:
-    """Return the model-visible view of `item`, with image paths resolved against the items `root`."""
+    """Return the model-visible view of `item`, with image paths resolved against the items `root`.
+
+    Raises ItemError for an image path that leaves `root` (absolute, `..`, or a symlink pointing outside).
+    """
     return PromptView(
         id=item.id,
         benchmark=item.benchmark,
         category=item.category,
         question=item.question,
-        images=tuple(root / p for p in item.images),
+        images=tuple(contained_path(root, p, f"item {item.id!r}") for p in item.images),
         choices=tuple(item.choices) if item.choices is not None else None,
         answer_type=item.answer_type,
     )
+
+
+def contained_path(root: Path, relative: str, owner: str = "an item") -> Path:
+    """Return `root / relative` when it stays inside `root` once resolved; raise ItemError naming it otherwise.
+
+    Refused: absolute paths, `..` that climbs out, symlinks (anywhere on the way) that point outside `root`,
+    and names the file system cannot hold (a NUL byte, too long).
+    """
+    if not isinstance(relative, str) or not relative.strip() or "\x00" in relative:
+        raise ItemError(f"{owner}: image path {relative!r} must be a non-empty relative path")
+    path = Path(relative)
+    if path.is_absolute() or path.drive:
+        raise ItemError(f"{owner}: image path {relative!r} is absolute; it must be relative to {root}")
+    try:
+        base = Path(root).resolve()
+        target = (base / path).resolve()
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise ItemError(f"{owner}: image path {relative!r} cannot be resolved ({exc})") from None
+    if not target.is_relative_to(base):
+        raise ItemError(f"{owner}: image path {relative!r} leaves the items directory {root}")
+    return Path(root) / path
 
 
 def iter_items(directory: Path) -> Iterator[Item]:

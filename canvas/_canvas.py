@@ -20,6 +20,7 @@ from canvas._errors import CanvasError
 from canvas._geometry import Affine, reflection, rotation, scaling, translation
 from canvas._image import check_size, flatten, open_image
 from canvas._limits import MAX_ELEMENTS, MAX_SCALE, MAX_SIDE, MAX_ZOOM, MAX_ZOOM_SIDE, MIN_GRID_STEP
+from canvas._png import encode_png
 from canvas._svg import svg_document
 from canvas._types import Element, Observation, Snapshot
 
@@ -57,6 +58,23 @@ class _Change:
     before: dict[str, Element | None] = field(default_factory=dict)
     after: dict[str, Element | None] = field(default_factory=dict)
     grid: tuple[int | None, int | None] | None = None
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """The whole editable state of a canvas at one moment (``Canvas.checkpoint``), for ``Canvas.rollback``.
+
+    Opaque to callers: elements, undo and redo stacks, log length, version, next id and grid.
+    """
+
+    owner: int
+    version: int
+    log_length: int
+    next_id: int
+    grid: int | None
+    elements: dict[str, Element]
+    undo: tuple[_Change, ...]
+    redo: tuple[_Change, ...]
 
 
 class Canvas:
@@ -355,6 +373,50 @@ class Canvas:
             v.integer("step", step, low=MIN_GRID_STEP, high=max(MIN_GRID_STEP, self.width, self.height))
         self._commit({"op": "show_grid", "args": {"on": on, "step": resolved}}, _Change(grid=(self._grid, resolved)))
 
+    # ----------------------------------------------------------------- all-or-nothing groups of operations
+
+    def checkpoint(self) -> Checkpoint:
+        """Return the current state, so that ``rollback`` can bring back exactly this state later."""
+        return Checkpoint(
+            owner=id(self),
+            version=self._version,
+            log_length=len(self._log),
+            next_id=self._next,
+            grid=self._grid,
+            elements=dict(self._elements),
+            undo=tuple(self._undo),
+            redo=tuple(self._redo),
+        )
+
+    def rollback(self, checkpoint: Checkpoint) -> None:
+        """Return the canvas to ``checkpoint`` exactly: elements, grid, log, version, undo and redo stacks.
+
+        Unlike ``undo``, a rollback logs nothing and leaves nothing to redo: the operations since the checkpoint
+        are forgotten, as if they had never been applied (a failed tool call that drew some of its elements).
+        """
+        if not isinstance(checkpoint, Checkpoint) or checkpoint.owner != id(self):
+            raise CanvasError("rollback needs a checkpoint taken from this canvas with checkpoint()")
+        if checkpoint.version > self._version or checkpoint.log_length > len(self._log):
+            raise CanvasError("this checkpoint is newer than the canvas state; it was already rolled back past")
+        if self._version == checkpoint.version and len(self._log) == checkpoint.log_length:
+            return  # nothing happened since the checkpoint
+        self._elements = dict(checkpoint.elements)
+        self._grid = checkpoint.grid
+        self._next = checkpoint.next_id
+        self._undo = list(checkpoint.undo)
+        self._redo = list(checkpoint.redo)
+        del self._log[checkpoint.log_length :]
+        self._version = checkpoint.version
+        # Renderings made after the checkpoint show forgotten states, and their version numbers will be reused.
+        self._surface = None
+        self._surface_buf = None
+        self._pending = []
+        if self._image is not None and self._image[0] > checkpoint.version:
+            self._image = None
+        if self._snapshot is not None and self._snapshot[0] > checkpoint.version:
+            self._snapshot = None
+        self._observations = {k: o for k, o in self._observations.items() if k[0] <= checkpoint.version}
+
     # ----------------------------------------------------------------- images
 
     def snapshot(self) -> Snapshot:
@@ -405,6 +467,10 @@ class Canvas:
                 "use a smaller region or factor"
             )
         return self._rendered().crop((x0, y0, x1, y1)).resize(size, Image.Resampling.LANCZOS)
+
+    def rendering(self) -> Image.Image:
+        """Return the current rendering (base, elements, grid) as an RGB image, cached per version: do not modify it."""
+        return self._rendered()
 
     def svg(self) -> str:
         """Return the vector layer (elements, and the grid when shown) as an SVG document."""
@@ -560,11 +626,10 @@ def _center(targets: list[Element]) -> list[float]:
 
 
 def _encode(image: Image.Image, fmt: str) -> bytes:
-    buffer = io.BytesIO()
     if fmt == "png":
-        image.save(buffer, format="PNG", compress_level=PNG_LEVEL)
-    else:
-        image.save(buffer, format="JPEG", quality=JPEG_QUALITY)
+        return encode_png(image, PNG_LEVEL)  # 2-3x faster than Pillow's adaptive filtering on diagrams
+    buffer = io.BytesIO()
+    image.save(buffer, format="JPEG", quality=JPEG_QUALITY)
     return buffer.getvalue()
 
 

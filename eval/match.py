@@ -6,8 +6,11 @@ can (the caller then records method "judge" or "none"). `rule` names the rule th
 
 from __future__ import annotations
 
+import ast
+import cmath
 import functools
 import math
+import operator
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -132,16 +135,47 @@ def parse_number(text: str) -> float | None:
         return None
     if expression.count("**") > 1 or re.search(r"\*\*\s*\(?\s*[+-]?\d{3,}", expression):
         return None  # towers and huge exponents are not answers; evaluating them could take forever
-    try:
-        import sympy
-
-        value = sympy.sympify(expression, locals={"pi": sympy.pi, "sqrt": sympy.sqrt})
-        number = complex(sympy.N(value))
-    except (sympy.SympifyError, TypeError, ValueError, SyntaxError, ZeroDivisionError, AttributeError):
-        return None
-    if abs(number.imag) > 1e-12 or not math.isfinite(number.real):
+    number = arithmetic_value(expression)
+    if number is None or abs(number.imag) > 1e-12 or not math.isfinite(number.real):
         return None
     return float(number.real)
+
+
+_OPERATIONS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+
+def arithmetic_value(expression: str) -> complex | None:
+    """Return the value of an arithmetic expression (numbers, + - * / **, pi, sqrt), or None when it is not one.
+
+    The expression is parsed with Python's `ast` and evaluated node by node; nothing in it is run as code (a
+    model's answer is untrusted text, and sympy's `sympify` ends in `eval`).
+    """
+    try:
+        return complex(_arithmetic(ast.parse(expression.strip(), mode="eval").body))
+    except (SyntaxError, ValueError, TypeError, ZeroDivisionError, OverflowError, RecursionError):
+        return None
+
+
+def _arithmetic(node: ast.expr) -> complex | float | int:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.Name) and node.id == "pi":
+        return math.pi
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = _arithmetic(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        base, exponent = _arithmetic(node.left), _arithmetic(node.right)
+        if isinstance(base, int) and isinstance(exponent, int) and exponent < 0:
+            return float(base) ** exponent  # 10**(-3) is 0.001, not an error
+        return base**exponent
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATIONS:
+        return _OPERATIONS[type(node.op)](_arithmetic(node.left), _arithmetic(node.right))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "sqrt":
+        if len(node.args) == 1 and not node.keywords:
+            value = _arithmetic(node.args[0])
+            return cmath.sqrt(value) if isinstance(value, complex) or value < 0 else math.sqrt(value)
+    raise ValueError("not arithmetic")
 
 
 @dataclass(frozen=True)

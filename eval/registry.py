@@ -8,7 +8,8 @@ built-ins) and registers its `ScoringSpec` here. An unregistered benchmark is sc
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -56,6 +57,31 @@ class ScoringSpec:
         raise ValueError(f"unknown scoring protocol {name!r}; choose one of {', '.join(PROTOCOLS)}")
 
 
+@dataclass(frozen=True)
+class Deferred:
+    """A protocol, tables or verifier function named by module and attribute, imported when first looked up.
+
+    A ScoringSpec may hold these instead of the functions, so that declaring a benchmark (as `mcot run` does)
+    loads none of eval's scoring modules; `scoring_spec` hands out the real functions. Picklable.
+    """
+
+    module: str
+    name: str
+
+    def resolve(self) -> Callable[..., Any]:
+        """Return the function this names (importing its module)."""
+        return getattr(import_module(self.module), self.name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **kwargs)
+
+
+def _resolved(spec: ScoringSpec) -> ScoringSpec:
+    """Return `spec` with each Deferred function replaced by the function it names (`spec` itself when none)."""
+    deferred = {f.name: getattr(spec, f.name) for f in fields(spec) if isinstance(getattr(spec, f.name), Deferred)}
+    return replace(spec, **{name: d.resolve() for name, d in deferred.items()}) if deferred else spec
+
+
 _SPECS: dict[str, ScoringSpec] = {}
 
 
@@ -73,7 +99,10 @@ def scoring_spec(benchmark: str) -> ScoringSpec:
     """Return the scoring of `benchmark`: the registered one, else the generic protocol and tables, no verifier."""
     spec = _SPECS.get(benchmark)
     if spec is not None:
-        return spec
+        resolved = _resolved(spec)
+        if resolved is not spec:
+            _SPECS[benchmark] = resolved
+        return resolved
     from eval.metrics import generic_tables
     from eval.protocols import generic_protocol
 

@@ -9,29 +9,27 @@ each part in its room; nothing else in mcot switches on a benchmark's name. Addi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from agents.prompts import TaskFormat, answer_line, bare, boxed, load_prompt, register_task_format
 from agents.prompts import unregister_task_format as _unregister_task
-from eval.metrics import (
-    games_tables,
-    gepbench_tables,
-    gobench_tables,
-    omniphys_tables,
-    rbench_v_tables,
-)
-from eval.protocols import (
-    games_protocol,
-    gepbench_official,
-    gepbench_robust,
-    gobench_official,
-    gobench_robust,
-    omniphys_official,
-    rbench_v_official,
-    rbench_v_robust,
-)
-from eval.registry import ScoringSpec, register_scoring
+from eval.registry import Deferred, ScoringSpec, register_scoring
 from eval.registry import unregister_scoring as _unregister_scoring
-from eval.verify import verify_diagram_trace, verify_games_trace
+
+# `mcot run` declares every benchmark but scores none: the protocols, tables and verifiers (numpy, every
+# protocol module) are named here and imported when something scores (eval.registry.scoring_spec)
+
+
+def _metrics(name: str) -> Any:
+    return Deferred("eval.metrics", name)
+
+
+def _protocols(name: str) -> Any:
+    return Deferred("eval.protocols", name)
+
+
+def _verify(name: str) -> Any:
+    return Deferred("eval.verify", name)
 
 
 @dataclass(frozen=True)
@@ -75,28 +73,32 @@ def builtin_benchmarks() -> tuple[Benchmark, ...]:
             "rbench-v",
             "RBench-V: 803 visual-reasoning items that need drawing (math, physics, counting, game)",
             TaskFormat(load_prompt("task.rbench-v.txt"), boxed),
-            ScoringSpec(rbench_v_official, rbench_v_tables, robust=rbench_v_robust),
+            ScoringSpec(
+                _protocols("rbench_v_official"), _metrics("rbench_v_tables"), robust=_protocols("rbench_v_robust")
+            ),
             loader="rbench-v",
         ),
         Benchmark(
             "gepbench",
             "GePBench: geometric perception, 6 aspects × easy/hard, multiple choice",
             TaskFormat(load_prompt("task.gepbench.txt"), bare),
-            ScoringSpec(gepbench_official, gepbench_tables, None, gepbench_robust),
+            ScoringSpec(
+                _protocols("gepbench_official"), _metrics("gepbench_tables"), None, _protocols("gepbench_robust")
+            ),
             loader="gepbench",
         ),
         Benchmark(
             "gobench",
             "GOBench: geometric optics; understanding (rate generated images) and generation",
             TaskFormat(load_prompt("task.gobench.txt"), bare),
-            ScoringSpec(gobench_official, gobench_tables, None, gobench_robust),
+            ScoringSpec(_protocols("gobench_official"), _metrics("gobench_tables"), None, _protocols("gobench_robust")),
             loader="gobench",
         ),
         Benchmark(
             "omniphys",
             "OmniPhys: physics problems scored on result and process, and diagram editing",
             TaskFormat(load_prompt("task.omniphys.txt"), answer_line),
-            ScoringSpec(omniphys_official, omniphys_tables, verify_diagram_trace),
+            ScoringSpec(_protocols("omniphys_official"), _metrics("omniphys_tables"), _verify("verify_diagram_trace")),
             loader="omniphys",
         ),
         Benchmark(
@@ -104,7 +106,7 @@ def builtin_benchmarks() -> tuple[Benchmark, ...]:
             "mcot's generated RBench-V-style games with exact solution geometry "
             "(maze, bounce, dart, ray, dots, triangles)",
             TaskFormat(load_prompt("task.default.txt"), boxed),
-            ScoringSpec(games_protocol, games_tables, verify_games_trace),
+            ScoringSpec(_protocols("games_protocol"), _metrics("games_tables"), _verify("verify_games_trace")),
         ),
     )
 

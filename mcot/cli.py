@@ -29,7 +29,17 @@ tools_app = HelpTyper(
 app.add_typer(tools_app, name="tools")
 
 RUN_HELP = "run directory made by `mcot run` or `mcot imagine`"
-MODEL_SPEC = "offline | scripted:FILE | openai:MODEL | anthropic:MODEL | openai-compatible:MODEL"
+GenWorkers = Annotated[
+    int | None,
+    typer.Option(metavar="N", help="worker processes (or Ray tasks at a time); the same bytes for any N"),
+]
+ExecutorKind = Annotated[
+    str, typer.Option(metavar="KIND", help="local (this machine) or ray (a Ray cluster; the `ray` extra)")
+]
+RayAddress = Annotated[
+    str | None, typer.Option(metavar="ADDR", help="with --executor ray: auto, HOST:PORT or ray://HOST:PORT")
+]
+MODEL_SPEC = "offline | scripted:FILE | replay:RUN | openai:MODEL | anthropic:MODEL | openai-compatible:MODEL"
 
 
 def _print_version(value: bool) -> None:
@@ -122,6 +132,9 @@ def gen_gepbench(
         str,
         typer.Option(metavar="paper|release|none", help="hard figures' noise: paper, release (Gaussian only) or none"),
     ] = "paper",
+    workers: GenWorkers = None,
+    executor: ExecutorKind = "local",
+    ray_address: RayAddress = None,
 ) -> None:
     """GePBench-style geometric perception items (6 aspects, up to 3 questions each, easy and hard)."""
     _dispatch(
@@ -136,6 +149,9 @@ def gen_gepbench(
         style=style,
         noise=noise,
         format=format,
+        workers=workers,
+        executor=executor,
+        ray_address=ray_address,
     )
 
 
@@ -147,9 +163,22 @@ def gen_games(
     ] = "all",
     n: Annotated[int, typer.Option("--n", metavar="N", help="items per task (one question each)")] = 50,
     seed: Annotated[int, typer.Option(metavar="SEED", help="random seed (same seed, same bytes)")] = 0,
+    workers: GenWorkers = None,
+    executor: ExecutorKind = "local",
+    ray_address: RayAddress = None,
 ) -> None:
     """RBench-V-style game and optics items with exact solution geometry."""
-    _dispatch("gen_games", "gen_games", out=out, task=task, n=n, seed=seed)
+    _dispatch(
+        "gen_games",
+        "gen_games",
+        out=out,
+        task=task,
+        n=n,
+        seed=seed,
+        workers=workers,
+        executor=executor,
+        ray_address=ray_address,
+    )
 
 
 @gen_app.command("report")
@@ -218,9 +247,15 @@ def run(
         str | None, typer.Option(metavar="FORMAT", help="native format of --data when it is not detected")
     ] = None,
     base_url: Annotated[
-        str | None, typer.Option(metavar="URL", help="API base URL (overrides the SDK's environment)")
+        list[str] | None,
+        typer.Option(
+            metavar="URL",
+            help="API base URL (overrides the SDK's environment); give it several times for replicas of one model",
+        ),
     ] = None,
-    concurrency: Annotated[int, typer.Option(metavar="K", help="items solved at once")] = 4,
+    concurrency: Annotated[
+        int, typer.Option(metavar="K", help="most pairs in flight; lowered on 429/overload answers, raised again after")
+    ] = 4,
     limit: Annotated[int | None, typer.Option(metavar="N", help="only the first N items")] = None,
     max_steps: Annotated[int, typer.Option(metavar="N", help="model turns per item in the arms with tools")] = 12,
     seed: Annotated[
@@ -230,8 +265,33 @@ def run(
     max_tries: Annotated[
         int, typer.Option(metavar="N", help="tries per model call (retries on 429, 5xx, time-outs)")
     ] = 6,
+    item_timeout: Annotated[
+        float, typer.Option(metavar="SECONDS", help="wall-clock limit of one (item, arm) pair")
+    ] = 600.0,
+    request_timeout: Annotated[
+        float, typer.Option(metavar="SECONDS", help="time-out of one model request (then it is retried)")
+    ] = 180.0,
+    max_rpm: Annotated[float | None, typer.Option(metavar="N", help="most model requests per minute")] = None,
+    max_tpm: Annotated[float | None, typer.Option(metavar="N", help="most tokens per minute (estimated)")] = None,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(metavar="USD", help="stop starting pairs once the run has spent this much (resume with more)"),
+    ] = None,
+    cache: Annotated[
+        Path | None,
+        typer.Option(metavar="DIR", help="response cache: an identical request is answered from DIR (temperature 0)"),
+    ] = None,
+    log_every: Annotated[
+        float, typer.Option(metavar="SECONDS", help="off a terminal, a progress line every SECONDS (0: none)")
+    ] = 30.0,
+    workers: Annotated[
+        int, typer.Option(metavar="N", help="worker processes (each with its own event loop), or Ray actors")
+    ] = 1,
+    executor: ExecutorKind = "local",
+    ray_address: RayAddress = None,
 ) -> None:
-    """Solve items with a model in one or more arms, writing a resumable run directory (exit 3: some failed)."""
+    """Solve items with a model in one or more arms into a resumable run directory (exit 3: some failed, 4: the
+    --max-cost budget stopped it, 130: interrupted; re-run the same command to resume)."""
     _dispatch(
         "run",
         "run_items",
@@ -248,6 +308,16 @@ def run(
         seed=seed,
         temperature=temperature,
         max_tries=max_tries,
+        item_timeout=item_timeout,
+        request_timeout=request_timeout,
+        max_rpm=max_rpm,
+        max_tpm=max_tpm,
+        max_cost=max_cost,
+        cache=cache,
+        log_every=log_every,
+        workers=workers,
+        executor=executor,
+        ray_address=ray_address,
     )
 
 
@@ -439,6 +509,13 @@ def main() -> None:
         app(prog_name="mcot")
     except KeyboardInterrupt:
         sys.exit(130)
+    finally:
+        # The command is over and its files are closed. The interpreter's last garbage collections would walk
+        # every object of the loaded libraries (LangGraph, pydantic…): 0.3-1 s of exit. Frozen objects are not
+        # walked; the process ends just the same (atexit handlers still run).
+        import gc
+
+        gc.freeze()
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ With `n_per_prompt` K > 1 the run's items are K copies of each prompt, ids `<id>
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,8 +83,9 @@ def expand_samples(items: list[Item], n_per_prompt: int) -> list[Item]:
     ]
 
 
-async def imagine_async(config: ImagineConfig, *, progress: Callable[[int, int], None] | None = None) -> RunSummary:
+async def imagine_async(config: ImagineConfig, *, bar: bool = False) -> RunSummary:
     """Generate the images of every pending (item, arm) pair; return counts. Finished pairs are never redone."""
+    from agents.endpoints import public_url
     from agents.generators import load_generator
     from agents.generators.solver import ImageOptions, ImageSolver
     from agents.retry import RetryPolicy
@@ -109,7 +109,7 @@ async def imagine_async(config: ImagineConfig, *, progress: Callable[[int, int],
     first = next(iter(solvers.values()))
     manifest = build_manifest(
         model=None,
-        generator={"spec": config.generator, "base_url": config.base_url},
+        generator={"spec": config.generator, "base_url": public_url(config.base_url) if config.base_url else None},
         arms=[{"name": arm, "generator": gen.spec, "options": config.options()} for arm, gen in generators.items()],
         solver={key: value for key, value in first.describe().items() if key != "arm"},
         config=config.result_settings(),
@@ -127,7 +127,7 @@ async def imagine_async(config: ImagineConfig, *, progress: Callable[[int, int],
         solvers,
         config.concurrency,
         record_extra={arm: {"generator": generator.spec} for arm, generator in generators.items()},
-        progress=progress,
+        bar=bar,
     )
     summary.wall_s = time.perf_counter() - started
     return summary

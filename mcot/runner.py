@@ -7,7 +7,6 @@ import hashlib
 import os
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +17,7 @@ from mcot.arms import Arm, parse_arms
 from mcot.errors import UsageError
 from mcot.failures import FailureSummary, summarize_failures
 from mcot.manifest import DatasetInfo, build_manifest, new_session, resume_conflicts
+from mcot.schedule import DEFAULT_SEED
 
 if TYPE_CHECKING:
     from agents.solver import Solver
@@ -36,7 +36,7 @@ class RunConfig:
     out: Path
     arms: tuple[Arm, ...] = field(default_factory=lambda: parse_arms("text,canvas"))
     format: str | None = None
-    base_url: str | None = None
+    base_url: str | tuple[str, ...] | None = None
     concurrency: int = 4
     limit: int | None = None
     max_steps: int = 12
@@ -45,7 +45,26 @@ class RunConfig:
     max_canvas_images: int = 3
     max_output_tokens: int | None = None
     item_timeout_s: float | None = 600.0
+    request_timeout_s: float = 180.0
     max_tries: int = 6
+    max_rpm: float | None = None
+    max_tpm: float | None = None
+    max_cost_usd: float | None = None
+    cache_dir: Path | None = None
+    log_every_s: float = 30.0
+    workers: int = 1
+    executor: str = "local"
+    ray_address: str | None = None
+
+    def base_urls(self) -> tuple[str, ...]:
+        """Return the model's endpoints (none: the SDK's default or its environment variable)."""
+        if self.base_url is None:
+            return ()
+        return (self.base_url,) if isinstance(self.base_url, str) else tuple(self.base_url)
+
+    def schedule_seed(self) -> int:
+        """Return the seed of the run's order: `--seed`, else 0."""
+        return self.seed if self.seed is not None else DEFAULT_SEED
 
     def result_settings(self) -> dict[str, Any]:
         """Return the manifest's `config`: the settings of the solver loop (those that change results first)."""
@@ -71,6 +90,17 @@ class RunSummary:
     wall_s: float = 0.0
     failures: FailureSummary = field(default_factory=FailureSummary)
     succeeded: int = 0
+    stopped: str | None = None
+    """Why the session ended before every pending pair started: "interrupt" (a signal) or "budget" (--max-cost)."""
+    not_started: int = 0
+    cancelled: int = 0
+    spent_usd: float = 0.0
+    max_cost_usd: float | None = None
+
+    @property
+    def done(self) -> int:
+        """Return the pairs of the run that ended with an answer or a budget stop, this session or earlier."""
+        return self.skipped_done + sum(n for status, n in self.by_status.items() if status in DONE_STATUSES)
 
 
 def prepare_dataset(data: Path, fmt: str | None, run_root: Path, **convert_options: Any) -> Path:
@@ -130,33 +160,6 @@ def select_items(items_dir: Path, limit: int | None) -> tuple[list[Item], str, D
     return items, frozen, info
 
 
-def _record(item: Item, arm: str, prediction: Any, trace_rel: str | None) -> dict[str, Any]:
-    return {
-        "id": item.id,
-        "mode": arm,
-        **prediction.to_record(),
-        "trace": trace_rel,
-        "benchmark": item.benchmark,
-        "category": item.category,
-    }
-
-
-def _failure_record(item: Item, arm: str, reason: str, latency_s: float) -> dict[str, Any]:
-    return {
-        "id": item.id,
-        "mode": arm,
-        "status": "error",
-        "prediction": "",
-        "steps": 0,
-        "usage": {"input_tokens": 0, "output_tokens": 0, "cost_usd": None},
-        "latency_s": round(latency_s, 3),
-        "error": reason,
-        "trace": None,
-        "benchmark": item.benchmark,
-        "category": item.category,
-    }
-
-
 def open_or_refuse(run_dir: RunDir, manifest: dict[str, Any], frozen: str, concurrency: int) -> dict[str, Any]:
     """Return the manifest this session works under: the new one, or the existing one with a session appended.
 
@@ -183,18 +186,41 @@ def open_or_refuse(run_dir: RunDir, manifest: dict[str, Any], frozen: str, concu
     return existing
 
 
-async def run_items_async(config: RunConfig, *, progress: Callable[[int, int], None] | None = None) -> RunSummary:
-    """Solve all pending (item, arm) pairs of a chat run; return counts. Finished pairs are never redone."""
-    from agents import Budget, ChatSolver, load_model, prompt_hashes
-    from agents.retry import RetryPolicy
+@dataclass
+class Pacing:
+    """How one session paces its pairs: the concurrency ceiling, the money budget, progress and signals."""
 
-    started = time.perf_counter()
-    retry = RetryPolicy(max_tries=config.max_tries)
-    # a bad spec or a missing key fails here, before anything is written
-    backend = load_model(config.model, base_url=config.base_url, retry=retry)
-    run_dir = RunDir(Path(config.out))
-    items_dir = prepare_dataset(config.data, config.format, run_dir.root)
-    items, frozen, dataset = select_items(items_dir, config.limit)
+    concurrency: int
+    max_cost_usd: float | None = None
+    log_every_s: float = 30.0
+    bar: bool = False
+    handle_signals: bool = True
+
+
+def validate(config: RunConfig) -> None:
+    """Refuse settings that cannot work together (UsageError), before anything is loaded or written."""
+    if config.cache_dir is not None and config.temperature != 0:
+        raise UsageError(
+            f"--cache works at temperature 0 only (a cached answer would stand in for a new sample at "
+            f"--temperature {config.temperature})"
+        )
+    if config.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if config.executor not in EXECUTORS:
+        raise UsageError(f"unknown --executor {config.executor!r}; choose {' or '.join(EXECUTORS)}")
+    if config.ray_address is not None and config.executor != "ray":
+        raise UsageError("--ray-address goes with --executor ray")
+
+
+EXECUTORS = ("local", "ray")
+
+
+def solve_recipe(config: RunConfig, items_dir: Path) -> Any:
+    """Return the picklable recipe every worker builds the run's solvers from."""
+    from agents import Budget
+    from agents.limits import RateLimits
+    from mcot.executors import SolveRecipe
+
     budget = Budget(
         max_steps=config.max_steps,
         max_output_tokens=config.max_output_tokens,
@@ -203,11 +229,54 @@ async def run_items_async(config: RunConfig, *, progress: Callable[[int, int], N
         temperature=config.temperature,
         seed=config.seed,
     )
-    solvers = {arm.name: ChatSolver(backend, arm.name, arm.tools, budget) for arm in config.arms}
+    limits = None
+    if config.max_rpm is not None or config.max_tpm is not None:
+        limits = RateLimits(max_rpm=config.max_rpm, max_tpm=config.max_tpm)
+    return SolveRecipe(
+        model=config.model,
+        base_urls=config.base_urls(),
+        arms=config.arms,
+        budget=budget,
+        max_tries=config.max_tries,
+        timeout_s=config.request_timeout_s,
+        limits=limits,
+        cache_dir=config.cache_dir,
+        items_dir=items_dir,
+    )
+
+
+async def run_items_async(config: RunConfig, *, bar: bool = False, handle_signals: bool = True) -> RunSummary:
+    """Solve all pending (item, arm) pairs of a chat run; return counts. Finished pairs are never redone."""
+    from agents import load_model, prompt_hashes
+    from mcot.executors import ExecutorError
+    from mcot.pacing import AdaptiveConcurrency
+    from mcot.spending import check_priced
+
+    started = time.perf_counter()
+    validate(config)
+    # a bad spec or a missing key fails here, before anything is written
+    backend = load_model(config.model, base_url=config.base_urls() or None)
+    check_priced(config.max_cost_usd, backend.provider, backend.model, config.model)
+    run_dir = RunDir(Path(config.out))
+    aimd = AdaptiveConcurrency(config.concurrency)
+    observer = CallObserver(aimd)
+    preflight(config)  # a missing extra or a Ray address nothing listens on fails here, before anything is written
+    items_dir = prepare_dataset(config.data, config.format, run_dir.root)
+    items, frozen, dataset = select_items(items_dir, config.limit)
+    check_dataset = getattr(backend, "check_dataset", None)
+    if check_dataset is not None:  # replay:RUN refuses other items before any work
+        from agents import ModelSpecError
+
+        try:
+            check_dataset(dataset.sha256)
+        except ModelSpecError as exc:
+            raise UsageError(str(exc)) from exc
+    recipe = solve_recipe(config, items_dir)
+    solvers = recipe.build_solvers(None)
     first = next(iter(solvers.values()))
     solver_info = {key: value for key, value in first.describe().items() if key not in ("arm", "tools")}
     manifest = build_manifest(
-        model={"spec": config.model, "base_url": config.base_url},
+        model={"spec": config.model, "base_url": _public_urls(config.base_urls())},
         arms=[arm.manifest_entry() for arm in config.arms],
         solver=solver_info,
         config=config.result_settings(),
@@ -216,9 +285,85 @@ async def run_items_async(config: RunConfig, *, progress: Callable[[int, int], N
         concurrency=config.concurrency,
     )
     manifest = open_or_refuse(run_dir, manifest, frozen, config.concurrency)
-    summary = await execute(run_dir, manifest, items, items_dir, solvers, config.concurrency, progress=progress)
+    pacing = Pacing(config.concurrency, config.max_cost_usd, config.log_every_s, bar, handle_signals)
+    order = _ensure_schedule(run_dir, manifest, items, [arm.name for arm in config.arms], config.schedule_seed())
+    executor = make_executor(config, run_dir, items_dir, recipe, observer)
+    try:
+        try:
+            await executor.start()
+        except ExecutorError as exc:
+            raise UsageError(str(exc)) from exc
+        summary = await drive(run_dir, manifest, items, order, executor, pacing, aimd=aimd, observer=observer)
+    finally:
+        await executor.close()
     summary.wall_s = time.perf_counter() - started
     return summary
+
+
+def _public_urls(urls: tuple[str, ...]) -> str | list[str] | None:
+    """Return the manifest's `base_url`: None, one URL, or the list — without any userinfo (a key may hide there)."""
+    from agents.endpoints import public_url
+
+    shown = [public_url(url) for url in urls]
+    if not shown:
+        return None
+    return shown[0] if len(shown) == 1 else shown
+
+
+def preflight(config: RunConfig) -> None:
+    """Check, before anything is written, that the executor asked for can be reached (UsageError in one line)."""
+    if config.executor != "ray":
+        return
+    from mcot.executors.ray_executor import EXTRA_HINT, probe
+
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise UsageError(f"the Ray executor needs the optional extra `ray`: {EXTRA_HINT}") from None
+    address = config.ray_address or os.environ.get("RAY_ADDRESS")
+    if address and address != "local":
+        probe(address)
+
+
+def make_executor(config: RunConfig, run_dir: RunDir, items_dir: Path, recipe: Any, observer: CallObserver) -> Any:
+    """Return the executor `--workers`/`--executor` ask for: in this process, local worker processes, or Ray."""
+    from mcot.executors import InProcessExecutor, ProcessExecutor, RayExecutor
+
+    if config.executor == "ray":  # --workers left at 1: one actor per CPU of the cluster
+        workers = config.workers if config.workers > 1 else None
+        return RayExecutor(run_dir, items_dir, recipe, address=config.ray_address, workers=workers, observer=observer)
+    if config.workers > 1:
+        return ProcessExecutor(run_dir, items_dir, recipe, workers=config.workers, observer=observer)
+    return InProcessExecutor(run_dir, items_dir, recipe.build_solvers(observer))
+
+
+@dataclass
+class CallObserver:
+    """Hears every model call's outcome (the backends' retry loop calls it): feeds the adaptive concurrency and,
+    once a session is under way, the progress monitor's per-pair activity."""
+
+    aimd: Any
+    monitor: Any = None
+
+    def __call__(self, failure: Any) -> None:
+        self.aimd.on_call(failure)
+        if self.monitor is not None:
+            self.monitor.call_event(failure)
+
+
+def _ensure_schedule(
+    run_dir: RunDir, manifest: dict[str, Any], items: list[Item], arms: list[str], seed: int
+) -> list[tuple[str, str]]:
+    """Return the run's order of pairs, writing RUN/schedule.jsonl and the manifest's `schedule` the first time."""
+    from mcot.schedule import SCHEDULE_FILE, manifest_entry, shuffled_pairs, write_schedule
+
+    order = shuffled_pairs([item.id for item in items], arms, seed)
+    path = run_dir.root / SCHEDULE_FILE
+    if "schedule" not in manifest or not path.is_file():
+        write_schedule(path, order)
+        manifest["schedule"] = manifest_entry(seed, len(order))
+        run_dir.write_manifest(manifest)
+    return order
 
 
 async def execute(
@@ -230,72 +375,182 @@ async def execute(
     concurrency: int,
     *,
     record_extra: dict[str, dict[str, Any]] | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    bar: bool = False,
+    log_every_s: float = 30.0,
+    handle_signals: bool = True,
 ) -> RunSummary:
-    """Run every pending (item, arm) pair through its arm's Solver into the run's ledger; return the counts.
+    """Run every pending (item, arm) pair through its arm's Solver in this process; return the counts.
 
-    Any Solver (a chat model in an arm, an image generator) is run the same way: concurrently up to
-    `concurrency`, each finished pair appended to results.jsonl at once, a failure recorded with its reason.
-    `record_extra[arm]` is added to every result line of that arm (e.g. the arm's generator spec).
+    Any Solver (a chat model in an arm, an image generator) is run the same way, in item order; `record_extra[arm]`
+    is added to every result line of that arm (e.g. the arm's generator spec).
     """
-    from canvas import BlobStore
+    from mcot.executors import InProcessExecutor
+    from mcot.pacing import AdaptiveConcurrency
 
+    order = [(item.id, arm) for item in items for arm in solvers]
+    executor = InProcessExecutor(run_dir, items_dir, solvers)
+    pacing = Pacing(concurrency, None, log_every_s, bar, handle_signals)
+    aimd = AdaptiveConcurrency(concurrency)
+    await executor.start()
+    try:
+        return await drive(run_dir, manifest, items, order, executor, pacing, aimd=aimd, record_extra=record_extra)
+    finally:
+        await executor.close()
+
+
+async def drive(
+    run_dir: RunDir,
+    manifest: dict[str, Any],
+    items: list[Item],
+    order: list[tuple[str, str]],
+    executor: Any,
+    pacing: Pacing,
+    *,
+    aimd: Any,
+    observer: CallObserver | None = None,
+    record_extra: dict[str, dict[str, Any]] | None = None,
+) -> RunSummary:
+    """Start the pending pairs of `order` as the pacing allows, append each result to the ledger; return counts.
+
+    New pairs start while fewer than the adaptive limit are in flight, until all have started, the money
+    budget is reached, or a signal asks to stop (then those in flight get a grace period and the rest are
+    cancelled: a cancelled pair writes nothing and is solved by the next run).
+    """
+    from mcot.interrupts import Interrupts
+    from mcot.progress import CURRENT_PAIR, RunMonitor, report
+    from mcot.spending import CostBudget
+
+    by_id = {item.id: item for item in items}
+    arms = {arm for _, arm in order}
+    earlier = run_dir.result_lines()
     done = {key for key, record in run_dir.results().items() if record.get("status") in DONE_STATUSES}
-    pending = [(item, arm) for item in items for arm in solvers if (item.id, arm) not in done]
-    summary = RunSummary(run_dir=run_dir.root, total=len(items) * len(solvers))
+    pending = [(by_id[item_id], arm) for item_id, arm in order if (item_id, arm) not in done]
+    summary = RunSummary(run_dir=run_dir.root, total=len(items) * len(arms), max_cost_usd=pacing.max_cost_usd)
     summary.skipped_done = summary.total - len(pending)
-    blobs = BlobStore(run_dir.blobs_dir)
-    semaphore = asyncio.Semaphore(max(1, concurrency))
-    finished = 0
+    budget = CostBudget(pacing.max_cost_usd)
+    budget.add_all(earlier)
+    monitor = RunMonitor(summary.total, summary.skipped_done, len(pending), aimd, budget)
+    monitor.add_earlier(earlier)
+    interrupts = Interrupts()
+    session = manifest["sessions"][-1]
+    session["executor"] = executor.describe()
+    if observer is not None:
+        observer.monitor = monitor
     run_dir.open()
+    if pacing.handle_signals:
+        interrupts.install()
+    reporter = asyncio.create_task(report(monitor, log_every_s=pacing.log_every_s, bar=pacing.bar))
+    tasks: set[asyncio.Task[None]] = set()
 
     async def one(item: Item, arm: str) -> None:
-        nonlocal finished
-        async with semaphore:
-            t0 = time.perf_counter()
-            try:
-                prediction, trace = await solvers[arm].solve(item, items_dir, blobs)
-                trace_path = run_dir.trace_path(item.id, arm)
-                trace.write_jsonl(trace_path)
-                record = _record(item, arm, prediction, trace_path.relative_to(run_dir.root).as_posix())
-            except Exception as exc:  # a failed item is recorded with its reason; the run goes on
-                record = _failure_record(item, arm, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0)
+        key = (item.id, arm)
+        CURRENT_PAIR.set(key)
+        monitor.start(key, getattr(executor, "where", ""))
+        record: dict[str, Any] | None = None
+        try:
+            record = await executor.solve(item, arm)
             record.update((record_extra or {}).get(arm, {}))
             run_dir.append_result(record)
             summary.by_status[record["status"]] = summary.by_status.get(record["status"], 0) + 1
-            finished += 1
-            if progress is not None:
-                progress(finished, len(pending))
+        finally:
+            monitor.finish(key, record)
 
+    stop = asyncio.create_task(interrupts.stopping.wait())
+    started = 0
     try:
-        await asyncio.gather(*(one(item, arm) for item, arm in pending))
+        for item, arm in pending:
+            while len(tasks) >= aimd.limit and not interrupts.interrupted:
+                finished, _ = await asyncio.wait({*tasks, stop}, return_when=asyncio.FIRST_COMPLETED)
+                _reap(finished, tasks)
+            if interrupts.interrupted:
+                summary.stopped = "interrupt"
+                break
+            if budget.reached:
+                summary.stopped = "budget"
+                break
+            task = asyncio.create_task(one(item, arm))
+            tasks.add(task)
+            started += 1
+        while tasks and not interrupts.interrupted:
+            finished, _ = await asyncio.wait({*tasks, stop}, return_when=asyncio.FIRST_COMPLETED)
+            _reap(finished, tasks)
+        if interrupts.interrupted:
+            summary.stopped = "interrupt"
+            summary.cancelled = await _wind_down(tasks, interrupts)
     finally:
+        stop.cancel()
+        reporter.cancel()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(reporter, stop, *tasks, return_exceptions=True)
+        if pacing.handle_signals:
+            interrupts.uninstall()
+        if observer is not None:
+            observer.monitor = None
         run_dir.close()
-        manifest["sessions"][-1]["finished"] = now_iso()
+        session["finished"] = now_iso()
+        session.update(_session_figures(summary, aimd, budget, executor, started, len(pending)))
         run_dir.write_manifest(manifest)
+    summary.not_started = len(pending) - started
+    summary.spent_usd = budget.spent_usd
     latest = run_dir.results()
-    keys = [(item.id, arm) for item in items for arm in solvers]
+    keys = [(item.id, arm) for item in items for arm in sorted(arms)]
     summary.succeeded = sum(1 for key in keys if (latest.get(key) or {}).get("status") == "ok")
     summary.failures = summarize_failures([latest.get(key) for key in keys])
     return summary
 
 
+def _reap(finished: set[asyncio.Task[Any]], tasks: set[asyncio.Task[None]]) -> None:
+    """Drop finished pair tasks, re-raising what is not a pair's failure (a ledger that cannot be written)."""
+    for task in finished:
+        if task in tasks:
+            tasks.discard(task)
+            if not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+
+
+async def _wind_down(tasks: set[asyncio.Task[None]], interrupts: Any) -> int:
+    """Give the pairs in flight the grace period (cut short by a second signal); return how many were cancelled."""
+    if tasks:
+        forced = asyncio.create_task(interrupts.forced.wait())
+        deadline = time.monotonic() + interrupts.grace_s
+        while tasks and not interrupts.forced.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            finished, _ = await asyncio.wait({*tasks, forced}, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+            _reap(finished, tasks)
+        forced.cancel()
+    cancelled = len(tasks)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    tasks.clear()
+    return cancelled
+
+
+def _session_figures(
+    summary: RunSummary, aimd: Any, budget: Any, executor: Any, started: int, pending: int
+) -> dict[str, Any]:
+    """Return what a session entry of the manifest records about how the session went."""
+    figures: dict[str, Any] = {
+        "pairs_started": started,
+        "pairs_pending": pending,
+        "stopped": summary.stopped,
+        "cancelled": summary.cancelled,
+        "concurrency_final": aimd.limit,
+        "overload_answers": aimd.overloads,
+        "cost_usd": round(budget.spent_usd, 6),
+        "max_cost_usd": budget.max_usd,
+    }
+    counts = executor.endpoint_counts()
+    if counts:
+        figures["endpoints"] = counts
+    return figures
+
+
 def run_items(config: RunConfig, *, quiet: bool = False) -> RunSummary:
-    """Run `run_items_async` with a progress line on stderr; return its summary."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    """Run `run_items_async`, with a progress bar on a terminal (a line every `--log-every` s elsewhere)."""
+    from mcot.progress import on_terminal
 
-    if quiet or not sys.stderr.isatty() or os.environ.get("CI"):
-        return asyncio.run(run_items_async(config))
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        transient=True,
-    ) as bar:
-        task = bar.add_task("solving", total=None)
-
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        return asyncio.run(run_items_async(config, progress=update))
+    return asyncio.run(run_items_async(config, bar=not quiet and on_terminal(sys.stderr)))

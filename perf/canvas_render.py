@@ -1,8 +1,9 @@
 """Time one canvas step (apply + render + observe() PNG) on a 1024x1024 scene against two references.
 
-References, measured in the same run on the same scene: a matplotlib figure redrawn per step (what
-code-executing sketchpad agents do) and Pillow PNG encoding alone of the final image at the default level (the
-floor). Prints medians and ratios; the last line is
+References, measured in the same run, on this machine, on the same scene: a matplotlib figure redrawn per step
+(what code-executing sketchpad agents do), and the PNG floor: encoding alone of the final observation with the
+canvas's own PNG writer (`canvas._canvas._encode`), at its zlib level (PNG_LEVEL) and at the observation's own
+size, so that the ratio compares like with like. Pillow's writer at the same level is printed beside it. Prints medians and ratios; the last line is
 ``step_ms=<median> ratio_vs_matplotlib=<x> ratio_vs_encode_floor=<y>``.
 
 Run: python perf/canvas_render.py [--steps 50] [--seed 0]
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
+import platform
 import random
 import statistics
 import time
@@ -21,8 +24,11 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from canvas import Canvas
+from canvas._canvas import PNG_LEVEL, _encode
 
 SIZE = 1024
+OBSERVE_SIDE = 1024
+"""The longer side of the observation each step encodes (the solver's default)."""
 
 
 def make_base(seed: int) -> Image.Image:
@@ -69,18 +75,20 @@ def make_ops(n: int, seed: int) -> list[tuple[str, dict[str, Any]]]:
 
 
 def time_canvas(base: Image.Image, ops: list[tuple[str, dict[str, Any]]]) -> tuple[list[float], Image.Image]:
-    """Return per-step milliseconds of apply + render + observe() PNG, and the final rendering."""
+    """Return per-step milliseconds of apply + render + observe() PNG, and the final observation's image."""
     canvas = Canvas(base=base)
     canvas.observe()  # the initial observation every trace starts with
     times = []
+    seen = None
     for name, args in ops:
         args = dict(args)
         positional = [args.pop(k) for k in ("start", "end", "at", "points") if k in args]
         t0 = time.perf_counter()
         getattr(canvas, name)(*positional, **args)
-        canvas.observe(max_side=1024, format="png")
+        seen = canvas.observe(max_side=OBSERVE_SIDE, format="png")
         times.append((time.perf_counter() - t0) * 1000)
-    return times, Image.open(io.BytesIO(canvas.snapshot().png)).convert("RGB")
+    assert seen is not None
+    return times, Image.open(io.BytesIO(seen.data)).convert("RGB")  # the size the canvas itself encoded
 
 
 def time_matplotlib(base: Image.Image, ops: list[tuple[str, dict[str, Any]]], steps: list[int]) -> list[float]:
@@ -126,14 +134,22 @@ def time_matplotlib(base: Image.Image, ops: list[tuple[str, dict[str, Any]]], st
     return times
 
 
-def time_encode(image: Image.Image, repeats: int) -> list[float]:
-    """Return milliseconds of Pillow PNG encoding (default settings) of ``image``, ``repeats`` times."""
+def time_encode(encode: Callable[[Image.Image], bytes], image: Image.Image, repeats: int) -> tuple[list[float], int]:
+    """Return milliseconds of ``encode(image)``, ``repeats`` times, and the size of the PNG it made."""
     times = []
+    size = 0
     for _ in range(repeats):
         t0 = time.perf_counter()
-        image.save(io.BytesIO(), format="PNG")
+        size = len(encode(image))
         times.append((time.perf_counter() - t0) * 1000)
-    return times
+    return times, size
+
+
+def pillow_png(image: Image.Image) -> bytes:
+    """Return ``image`` as PNG bytes from Pillow's writer at the canvas's zlib level."""
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", compress_level=PNG_LEVEL)
+    return buffer.getvalue()
 
 
 def _median(fn: Callable[[], list[float]]) -> float:
@@ -156,11 +172,26 @@ def main() -> None:
         {max(1, round(options.steps * (i + 1) / options.matplotlib_samples)) for i in range(options.matplotlib_samples)}
     )
     mpl_ms = statistics.median(time_matplotlib(base, ops, sample))
-    floor_ms = statistics.median(time_encode(final, 9))
+    floor, floor_bytes = time_encode(lambda image: _encode(image, "png"), final, 9)
+    pillow, pillow_bytes = time_encode(pillow_png, final, 9)
+    floor_ms, pillow_ms = statistics.median(floor), statistics.median(pillow)
+    tail = min(10, len(ops))
+    import matplotlib
+    import PIL
+
     print(f"canvas step (apply + render + observe PNG), median over {len(ops)} steps: {step_ms:.1f} ms")
-    print(f"canvas step, median of the last 10 steps (40-50 elements): {last_ms:.1f} ms")
+    print(f"canvas step, median of the last {tail} steps ({len(ops) - tail + 1}-{len(ops)} elements): {last_ms:.1f} ms")
     print(f"matplotlib figure redrawn per step, median over {len(sample)} steps: {mpl_ms:.1f} ms")
-    print(f"Pillow PNG encode of the final image (default level): {floor_ms:.1f} ms")
+    print(
+        f"PNG floor: the canvas's own PNG writer on the final {final.width}x{final.height} observation at zlib level "
+        f"{PNG_LEVEL}, encoding alone, median of 9: {floor_ms:.1f} ms ({floor_bytes} bytes)"
+    )
+    print(f"  (Pillow's writer, same image and level: {pillow_ms:.1f} ms, {pillow_bytes} bytes)")
+    print(
+        f"references measured in this run on this machine ({os.cpu_count()} CPUs, "
+        f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, Pillow {PIL.__version__}, "
+        f"matplotlib {matplotlib.__version__})"
+    )
     print(
         f"step_ms={step_ms:.1f} ratio_vs_matplotlib={step_ms / mpl_ms:.3f} ratio_vs_encode_floor={step_ms / floor_ms:.2f}"
     )

@@ -1,17 +1,23 @@
-"""The exact `solve` tool: equations and expressions with sympy, answered in exact and decimal form."""
+"""The exact `solve` tool: equations and expressions with sympy, answered in exact and decimal form.
+
+No model-written text is ever run as Python: `parse` builds sympy objects from a checked syntax tree (sympy's
+own `parse_expr`/`sympify` end in `eval` and are not used). The sympy work runs in a worker process
+(tools.worker) that is killed when it overruns its time limit, so nothing keeps running after a time-out.
+"""
 
 from __future__ import annotations
 
+import ast
 import re
-import threading
 from functools import cache
 from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
 from tools.args import Args
-from tools.errors import ToolError, ToolTimeout
+from tools.errors import ToolError
 from tools.registry import Context, Output, tool
+from tools.worker import run_job
 
 SECONDS = 4.0
 """Longest time sympy may work on one call."""
@@ -112,10 +118,15 @@ class SolveArgs(Args):
 
 
 def parse(text: str) -> Any:
-    """Return the sympy form of a math string ('=' makes an equation); ToolError on anything not plain math."""
+    """Return the sympy form of a math string ('=' makes an equation); ToolError on anything not plain math.
+
+    Nothing is evaluated as Python: sympy's tokenizer rewrites the text (implicit multiplication, ^ as power),
+    Python's `ast` module parses the rewrite, and `_build` turns the syntax tree into sympy objects, accepting
+    only numbers, symbols, + - * / ** and calls of the functions in `_NAMES`. Attribute access, lambdas,
+    subscripts, keyword arguments and any other name are refused.
+    """
     import sympy
 
-    # sympy's parser ends in eval(): no dunders, and no attribute access (a dot only inside a number)
     if not _ALLOWED.match(text) or "__" in text or _ATTRIBUTE.search(text):
         raise ToolError(
             f"{text!r} contains characters that are not plain math; use numbers, letters, + - * / ^ ( ) "
@@ -125,10 +136,12 @@ def parse(text: str) -> Any:
     if len(sides) > 2:
         raise ToolError(f"{text!r} has more than one '='; write one equation per string")
     try:
-        raw = [_read(s, evaluate=False) for s in sides]
+        trees = [_syntax(s) for s in sides]
+        with sympy.evaluate(False):
+            raw = [_build(tree) for tree in trees]
         for p in raw:
             _check_size(p)
-        parsed = [_read(s, evaluate=True) for s in sides]
+        parsed = [_build(tree) for tree in trees]
     except ToolError:
         raise
     except Exception as exc:
@@ -143,12 +156,58 @@ def parse(text: str) -> Any:
     return eq
 
 
-def _read(text: str, evaluate: bool) -> Any:
-    from sympy.parsing.sympy_parser import parse_expr
+def _syntax(text: str) -> ast.expr:
+    """Return the Python syntax tree of sympy's rewrite of `text` (parsed, never run)."""
+    from sympy.parsing.sympy_parser import stringify_expr
 
     names = dict(_sympy())
     transforms = names.pop("__transforms__")
-    return parse_expr(text, local_dict={}, global_dict=names, transformations=transforms, evaluate=evaluate)
+    code = stringify_expr(text, {}, names, transforms)
+    return ast.parse(code.strip(), mode="eval").body
+
+
+_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
+_LITERAL_CALLS = ("Symbol", "Function", "Integer", "Float", "Rational")
+_SYMBOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+def _build(node: ast.expr) -> Any:
+    """Return the sympy object a syntax tree of plain math stands for; ToolError on any other construct."""
+    import sympy
+
+    names = _sympy()
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _OPERATORS):
+        left, right = _build(node.left), _build(node.right)
+        if isinstance(node.op, ast.Add):
+            return sympy.Add(left, right)
+        if isinstance(node.op, ast.Sub):
+            return sympy.Add(left, sympy.Mul(sympy.Integer(-1), right))
+        if isinstance(node.op, ast.Mult):
+            return sympy.Mul(left, right)
+        if isinstance(node.op, ast.Div):
+            return sympy.Mul(left, sympy.Pow(right, sympy.Integer(-1)))
+        return sympy.Pow(left, right)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        operand = _build(node.operand)
+        return sympy.Mul(sympy.Integer(-1), operand) if isinstance(node.op, ast.USub) else operand
+    if isinstance(node, ast.Name) and node.id in names and not node.id.startswith("_"):
+        return names[node.id]
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return sympy.Integer(node.value)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        name = node.func.id
+        if name in _LITERAL_CALLS and len(node.args) == 1 and isinstance(node.args[0], ast.Constant):
+            value = node.args[0].value
+            if name in ("Symbol", "Function") and isinstance(value, str) and _SYMBOL_NAME.match(value):
+                return sympy.Symbol(value) if name == "Symbol" else sympy.Function(value)
+            if name in ("Integer", "Float") and isinstance(value, str | int) and not isinstance(value, bool):
+                return sympy.Integer(value) if name == "Integer" else sympy.Float(value)
+        if name in names and name not in ("Symbol", "Function") and not name.startswith("_"):
+            return names[name](*(_build(arg) for arg in node.args))
+    raise ToolError(
+        f"{ast.unparse(node)[:80]!r} is not plain math; use numbers, letters, + - * / ^ ( ) and function names "
+        "like sqrt, sin, log"
+    )
 
 
 def _check_size(expr: Any) -> None:
@@ -166,27 +225,6 @@ def _check_size(expr: Any) -> None:
                 raise ToolError("a power in the expression is too large to compute exactly") from None
             if base > 1 and power * max(1.0, float(sympy.log(base, 2))) > _MAX_BITS:
                 raise ToolError("a power in the expression is too large to compute exactly; use smaller numbers")
-
-
-def _bounded(fn: Any) -> Any:
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["value"] = fn()
-        except Exception as exc:
-            box["error"] = exc
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    worker.join(SECONDS)
-    if worker.is_alive():
-        raise ToolTimeout(f"sympy did not finish within {SECONDS:g} s; simplify the problem or give numbers")
-    if isinstance(box.get("error"), ToolError):
-        raise box["error"]
-    if "error" in box:
-        raise ToolError(f"sympy could not do it: {type(box['error']).__name__}: {str(box['error'])[:200]}")
-    return box["value"]
 
 
 def _decimal(value: Any, digits: int) -> float | str | None:
@@ -233,6 +271,16 @@ def solve_exact(args: SolveArgs) -> dict[str, Any]:
     return {"solutions": solutions, "count": len(found), "unknowns": [str(s) for s in symbols]}
 
 
+def solve_job(payload: dict[str, Any]) -> dict[str, Any]:
+    """Return `solve_exact` of the JSON arguments (what the worker process runs for the `solve` tool)."""
+    return solve_exact(SolveArgs.model_validate(payload))
+
+
+def warm() -> None:
+    """Import sympy and exercise the parser once (a worker does this before its first time-limited job)."""
+    parse("x^2 - 2 = 0")
+
+
 @tool("math", example={"equations": ["x^2 - 2 = 0"]})
 def solve(args: SolveArgs, ctx: Context) -> Output:
     """Solve equations exactly (sympy) or simplify and evaluate an expression.
@@ -240,8 +288,7 @@ def solve(args: SolveArgs, ctx: Context) -> Output:
     Returns data.solutions ([{unknown: {exact, decimal}}]) for equations, or data.exact and data.decimal for an
     expression.
     """
-    _sympy()  # import outside the time limit
-    res = _bounded(lambda: solve_exact(args))
+    res = run_job("solve", args.model_dump(), SECONDS)
     if "solutions" in res:
         if not res["solutions"]:
             return Output("no solution", res)

@@ -53,18 +53,52 @@ class Sketch:
         self._add("add_text", _pt(at), text, **style)
 
     def commit(self, canvas: Any) -> list[str]:
-        """Apply the queued operations in order and return the new element ids; on failure undo them all."""
+        """Apply the queued operations in order and return the new element ids; on failure roll them all back.
+
+        The rollback restores the canvas exactly (``Canvas.rollback``): nothing is logged, nothing can be redone.
+        """
         ids: list[str] = []
+        _check_room(canvas, len(self.ops))
+        mark = checkpoint(canvas)
         try:
             for op, args, kwargs in self.ops:
                 ids.append(getattr(canvas, op)(*args, **kwargs))
         except Exception:
-            for _ in ids:
-                canvas.undo()
+            rollback(canvas, mark, len(ids))
             raise
         finally:
             self.ops = []
         return ids
+
+
+def _check_room(canvas: Any, count: int) -> None:
+    """Raise ToolError when `count` new elements would not fit on the canvas (before drawing any of them)."""
+    elements = getattr(canvas, "elements", None)
+    if elements is None or count == 0:
+        return
+    from canvas import MAX_ELEMENTS  # a canvas exists, so the package is already imported
+
+    room = MAX_ELEMENTS - len(elements)
+    if count > room:
+        raise ToolError(
+            f"the drawing needs {count} new elements but the canvas has room for {max(0, room)} more "
+            f"(at most {MAX_ELEMENTS}); pass draw=false, or remove elements first"
+        )
+
+
+def checkpoint(canvas: Any) -> Any:
+    """Return the canvas's checkpoint (``Canvas.checkpoint``), or None for a canvas without one."""
+    take = getattr(canvas, "checkpoint", None)
+    return take() if callable(take) else None
+
+
+def rollback(canvas: Any, mark: Any, applied: int) -> None:
+    """Bring `canvas` back to `mark` exactly; a canvas without checkpoints has its `applied` operations undone."""
+    if mark is not None:
+        canvas.rollback(mark)
+        return
+    for _ in range(applied):
+        canvas.undo()
 
 
 _LIMIT = 999_999.0

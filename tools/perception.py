@@ -13,7 +13,7 @@ from shapely.geometry import Polygon
 from tools import vec
 from tools.args import Args, Box, Color, DrawArgs, Number, Point
 from tools.errors import ToolError
-from tools.raster import color_name, image_array, label_regions, near, outline, parse_color
+from tools.raster import color_name, image_array, label_regions, near, outline, parse_color, source_image
 from tools.registry import Context, Output, tool
 
 Source = Literal["image", "canvas"]
@@ -28,18 +28,30 @@ class PixelArgs(Args):
     draw: bool = Field(False, description="mark what was found on the canvas")
 
 
+MAX_READ_PIXELS = 8_000_000
+"""Most pixels one perception call reads (a larger image is read a region at a time), so that a call stays fast."""
+
+
 def crop(ctx: Context, args: PixelArgs) -> tuple[np.ndarray, int, int]:
     """Return the pixels to analyse and the (x, y) offset of their top-left corner in the canvas."""
-    pix = image_array(ctx.canvas, args.source)
+    image = source_image(ctx.canvas, args.source)
+    w, h = image.size
     if args.region is None:
-        return pix, 0, 0
-    x0, y0, x1, y1 = args.region
-    h, w = pix.shape[:2]
-    ix0, iy0 = max(0, math.floor(min(x0, x1))), max(0, math.floor(min(y0, y1)))
-    ix1, iy1 = min(w, math.ceil(max(x0, x1))), min(h, math.ceil(max(y0, y1)))
-    if ix1 - ix0 < 1 or iy1 - iy0 < 1:
-        raise ToolError(f"the region {args.region} lies outside the image (0, 0, {w}, {h}); give [x0, y0, x1, y1]")
-    return pix[iy0:iy1, ix0:ix1], ix0, iy0
+        ix0, iy0, ix1, iy1 = 0, 0, w, h
+    else:
+        x0, y0, x1, y1 = args.region
+        ix0, iy0 = max(0, math.floor(min(x0, x1))), max(0, math.floor(min(y0, y1)))
+        ix1, iy1 = min(w, math.ceil(max(x0, x1))), min(h, math.ceil(max(y0, y1)))
+        if ix1 - ix0 < 1 or iy1 - iy0 < 1:
+            raise ToolError(f"the region {args.region} lies outside the image (0, 0, {w}, {h}); give [x0, y0, x1, y1]")
+    count = (ix1 - ix0) * (iy1 - iy0)
+    if count > MAX_READ_PIXELS:
+        what = "the image" if args.region is None else f"the region {[ix0, iy0, ix1, iy1]}"
+        raise ToolError(
+            f"{what} has {ix1 - ix0}x{iy1 - iy0} = {count:,} pixels; one call reads at most {MAX_READ_PIXELS:,}: "
+            "pass region=[x0, y0, x1, y1] to read a part of it"
+        )
+    return image_array(ctx.canvas, args.source, (ix0, iy0, ix1, iy1)), ix0, iy0
 
 
 # ---------------------------------------------------------------- measure

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import pymunk
 from pydantic import Field, model_validator
 
 from tools import vec
@@ -14,10 +13,15 @@ from tools.budget import check_time
 from tools.errors import ToolError
 from tools.registry import Context, Output, tool
 
+if TYPE_CHECKING:
+    import pymunk  # imported where it is used: 0.1-0.2 s that a run not calling these tools never pays
+
 _MAX_DRAWN_POINTS = 400
 
 
 def _space() -> pymunk.Space:
+    import pymunk
+
     return pymunk.Space()
 
 
@@ -83,6 +87,8 @@ def cast(
         d = vec.unit(direction)
     except ValueError:
         raise ToolError("the direction is [0, 0]; give a non-zero direction [dx, dy]") from None
+    import pymunk
+
     space = _space()
     labels: dict[pymunk.Shape, int | str] = {}
     for i, (a, b) in enumerate(walls):
@@ -186,6 +192,8 @@ def fly(
     Hits are found with pymunk segment queries along the flight and refined by bisection to ~1e-9 s.
     Result: {"points", "hit": {"index", "at", "t"} | None, "t_end", "end": "hit"|"left_canvas"|"t_max"}.
     """
+    import pymunk
+
     space = _space()
     index: dict[pymunk.Shape, int] = {}
     for i, ob in enumerate(obstacles):
@@ -329,6 +337,8 @@ def bounce(
     speed = vec.norm(velocity)
     if speed < 1e-12:
         raise ToolError("the velocity is [0, 0]; give a non-zero velocity [vx, vy]")
+    import pymunk
+
     space = _space()
     labels: dict[pymunk.Shape, tuple[str, int | str]] = {}
     sides = {

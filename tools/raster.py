@@ -52,16 +52,25 @@ def color_name(rgb: tuple[int, int, int] | list[int]) -> str:
     return min(BASIC_COLORS, key=lambda n: sum((x - y) ** 2 for x, y in zip(BASIC_COLORS[n], (r, g, b), strict=True)))
 
 
-def image_array(canvas: Any, source: str = "image") -> np.ndarray:
-    """Return the pixels (H x W x 3, uint8) of the canvas's base image ("image") or of its rendering ("canvas")."""
+def source_image(canvas: Any, source: str = "image") -> Image.Image:
+    """Return the canvas's base image ("image") or its rendering ("canvas") as a PIL image (not a copy)."""
     base = getattr(canvas, "base", None) if source == "image" else None
     if isinstance(base, Image.Image):
-        img = base
-    else:
-        import io
+        return base
+    rendering = getattr(canvas, "rendering", None)
+    if callable(rendering):
+        return rendering()
+    import io
 
-        img = Image.open(io.BytesIO(canvas.snapshot().png))
-    return np.asarray(img.convert("RGB"), dtype=np.uint8)
+    return Image.open(io.BytesIO(canvas.snapshot().png))
+
+
+def image_array(canvas: Any, source: str = "image", box: tuple[int, int, int, int] | None = None) -> np.ndarray:
+    """Return the pixels (H x W x 3, uint8) of the base image or the rendering, or of the part `box` of it."""
+    img = source_image(canvas, source)
+    if box is not None and box != (0, 0, img.width, img.height):
+        img = img.crop(box)
+    return np.asarray(img.convert("RGB") if img.mode != "RGB" else img, dtype=np.uint8)
 
 
 def near(pixels: np.ndarray, rgb: tuple[int, int, int], tolerance: float) -> np.ndarray:

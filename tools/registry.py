@@ -8,6 +8,7 @@ import importlib
 import inspect
 import json
 import math
+import reprlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, get_type_hints
@@ -15,7 +16,7 @@ from typing import Any, get_type_hints
 from pydantic import BaseModel, ValidationError
 
 from tools.budget import time_budget
-from tools.drawing import Sketch
+from tools.drawing import Sketch, checkpoint, rollback
 from tools.errors import ToolError
 from tools.result import ToolResult
 
@@ -84,6 +85,16 @@ def registry() -> dict[str, ToolSpec]:
     return dict(_TOOLS)
 
 
+def lookup(name: str) -> ToolSpec | None:
+    """Return the tool registered as `name` (None: no such tool), loading the other tool modules only if needed.
+
+    The canvas operations are registered when the package is imported; the domain tools' modules (shapely,
+    numpy…) load on the first lookup of a name outside them, so an arm of canvas tools starts without them.
+    """
+    spec = _TOOLS.get(name)
+    return spec if spec is not None else registry().get(name)
+
+
 def call(name: str, arguments: dict[str, Any] | str | None, canvas: Any) -> ToolResult:
     """Return the result of running tool `name` with `arguments` on `canvas`; never raises.
 
@@ -103,9 +114,10 @@ def _call(name: str, arguments: dict[str, Any] | str | None, canvas: Any) -> Too
     tools = registry()
     spec = tools.get(name) if isinstance(name, str) else None
     if spec is None:
-        close = difflib.get_close_matches(str(name), list(tools), n=3)
+        shown = _short(repr(name), 80)  # a name is echoed briefly, however long it was
+        close = difflib.get_close_matches(name[:100], list(tools), n=3) if isinstance(name, str) else []
         hint = f" Did you mean {', '.join(close)}?" if close else ""
-        return _error(f"there is no tool named {name!r}.{hint} Available tools: {', '.join(tools)}.")
+        return _error(f"there is no tool named {shown}.{hint} Available tools: {', '.join(tools)}.")
     parsed = _parse_arguments(spec, arguments)
     if isinstance(parsed, ToolResult):
         return parsed
@@ -115,16 +127,14 @@ def _call(name: str, arguments: dict[str, Any] | str | None, canvas: Any) -> Too
         return _error(f"{spec.name}: invalid arguments: {_explain(exc)}. {_usage(spec)}")
     sketch = Sketch()
     log_before = _log_length(canvas)
+    mark = checkpoint(canvas)  # a failed call leaves the canvas exactly as it was: log, version, redo included
     try:
         with time_budget():
             out = spec.fn(args, Context(canvas, sketch))
             _check_json(out.data)
+        drawn = sketch.commit(canvas) if sketch.ops else []
     except Exception as exc:
-        _restore(canvas, log_before)
-        return _failure(spec, exc)
-    try:
-        drawn = sketch.commit(canvas) if sketch.ops else []  # all or nothing: it undoes its own part on failure
-    except Exception as exc:
+        rollback(canvas, mark, max(0, _log_length(canvas) - log_before))
         return _failure(spec, exc)
     text = out.text if len(out.text) <= _MAX_TEXT else out.text[: _MAX_TEXT - 20] + " … (truncated)"
     return ToolResult(ok=True, text=text, data=out.data, drawn=[*out.drawn, *drawn], error=None, image=out.image)
@@ -152,6 +162,11 @@ def _parse_arguments(spec: ToolSpec, arguments: dict[str, Any] | str | None) -> 
                 f"{spec.name}: the arguments are not valid JSON ({exc.msg} at character {exc.pos}); "
                 f"send one JSON object, for example {json.dumps(spec.example)}"
             )
+        except RecursionError:
+            return _error(
+                f"{spec.name}: the arguments nest too deeply to read; send one flat JSON object, "
+                f"for example {json.dumps(spec.example)}"
+            )
     if not isinstance(arguments, dict):
         return _error(
             f"{spec.name}: the arguments must be a JSON object of named arguments, not "
@@ -170,8 +185,8 @@ def _explain(exc: ValidationError) -> str:
         elif err["type"] == "extra_forbidden":
             parts.append(f"`{loc}` is not an argument of this tool")
         else:
-            parts.append(f"`{loc}`: {msg} (got {_short(repr(err.get('input')), 60)})")
-    more = len(exc.errors()) - 6
+            parts.append(f"`{loc}`: {msg} (got {_preview(err.get('input'))})")
+    more = exc.error_count() - 6  # counted, not listed again: a list of 10,000 bad points has 10,000 errors
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
 
@@ -193,6 +208,14 @@ def _error(message: str) -> ToolResult:
     return ToolResult(ok=False, text=f"Error: {message}", data={}, drawn=[], error=message, image=None)
 
 
+def _preview(value: Any) -> str:
+    """Return a short repr of a value a model sent, whatever it is (deeply nested, a number of 5,000 digits)."""
+    try:
+        return _short(reprlib.repr(value), 60)
+    except (ValueError, RecursionError):
+        return f"{type(value).__name__} too large to show"
+
+
 def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -200,15 +223,6 @@ def _short(text: str, limit: int = 200) -> str:
 def _log_length(canvas: Any) -> int:
     log = getattr(canvas, "log", None)
     return len(log) if isinstance(log, list) else 0
-
-
-def _restore(canvas: Any, log_before: int) -> None:
-    """Undo the canvas operations a failing call applied (tools draw last, so this is rarely needed)."""
-    log = getattr(canvas, "log", None)
-    if not isinstance(log, list):
-        return
-    for _ in range(max(0, len(log) - log_before)):
-        canvas.undo()
 
 
 def _check_json(data: dict[str, Any]) -> None:

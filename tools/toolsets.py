@@ -15,7 +15,7 @@ from functools import cache
 
 from tools.canvas_ops import CANVAS_TOOLS
 from tools.errors import ToolError
-from tools.registry import registry
+from tools.registry import lookup, registry
 
 TOOLSET_NAMES = ("text", "canvas", "tools")
 """The named toolsets, from fewest tools to most."""
@@ -58,7 +58,9 @@ def schema_sha256(name: str) -> str:
     """Return the sha256 of a tool's model-facing definition (name, description, argument schema)."""
     from tools.schemas import parameters_schema
 
-    spec = registry()[name]
+    spec = lookup(name)
+    if spec is None:
+        raise KeyError(name)
     definition = {"name": spec.name, "description": spec.description, "parameters": parameters_schema(spec)}
     return hashlib.sha256(json.dumps(definition, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 

@@ -7,7 +7,7 @@ loading `agents.backends` does not load a provider SDK. A spec is `provider:argu
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agents.backends.base import ModelBackend, ModelRequest, ModelResponse, ToolSet, Usage
@@ -18,11 +18,19 @@ from agents.retry import RetryPolicy
 
 @dataclass(frozen=True)
 class BackendOptions:
-    """What `load_model` passes to every backend factory besides the spec's argument."""
+    """What `load_model` passes to every backend factory besides the spec's argument.
 
-    base_url: str | None = None
+    `base_urls`: the server base URLs, in order (several: data-parallel replicas the backend spreads over).
+    """
+
+    base_urls: tuple[str, ...] = ()
     timeout_s: float = 180.0
     retry: RetryPolicy | None = None
+
+    @property
+    def base_url(self) -> str | None:
+        """Return the first base URL, or None (for a backend that talks to one server)."""
+        return self.base_urls[0] if self.base_urls else None
 
 
 BackendFactory = Callable[[str, BackendOptions], ModelBackend]
@@ -57,13 +65,19 @@ def spec_help() -> str:
 def load_model(
     spec: str,
     *,
-    base_url: str | None = None,
+    base_url: str | Sequence[str] | None = None,
     timeout_s: float = 180.0,
     retry: RetryPolicy | None = None,
 ) -> ModelBackend:
-    """Return the backend a model spec names; raise ModelSpecError for an unknown or unusable spec."""
+    """Return the backend a model spec names; raise ModelSpecError for an unknown or unusable spec.
+
+    `base_url`: one server's base URL, or several (data-parallel replicas: requests are spread over them).
+    """
+    from agents.endpoints import endpoint_urls
+
     entry, argument = BACKENDS.parse(spec)
-    return entry.factory(argument, BackendOptions(base_url=base_url, timeout_s=timeout_s, retry=retry))
+    options = BackendOptions(base_urls=endpoint_urls(base_url), timeout_s=timeout_s, retry=retry)
+    return entry.factory(argument, options)
 
 
 def _offline(argument: str, options: BackendOptions) -> ModelBackend:
@@ -84,7 +98,7 @@ def _openai(compatible: bool) -> BackendFactory:
 
         return OpenAIChatBackend(
             argument,
-            base_url=options.base_url,
+            base_url=options.base_urls or None,
             compatible=compatible,
             timeout_s=options.timeout_s,
             retry=options.retry,
@@ -96,7 +110,15 @@ def _openai(compatible: bool) -> BackendFactory:
 def _anthropic(argument: str, options: BackendOptions) -> ModelBackend:
     from agents.backends.anthropic_messages import AnthropicBackend
 
-    return AnthropicBackend(argument, base_url=options.base_url, timeout_s=options.timeout_s, retry=options.retry)
+    return AnthropicBackend(
+        argument, base_url=options.base_urls or None, timeout_s=options.timeout_s, retry=options.retry
+    )
+
+
+def _replay(argument: str, options: BackendOptions) -> ModelBackend:
+    from agents.backends.replay import ReplayBackend
+
+    return ReplayBackend(argument)
 
 
 register_backend("offline", _offline, usage="offline", help="the deterministic offline policy, no network")
@@ -109,6 +131,7 @@ register_backend(
     help="vLLM, SGLang, Ollama… with --base-url",
 )
 register_backend("anthropic", _anthropic, usage="anthropic:MODEL", help="Anthropic Messages API, ANTHROPIC_API_KEY")
+register_backend("replay", _replay, usage="replay:RUN", help="replays a finished run's model turns, no network")
 
 
 __all__ = [

@@ -11,8 +11,17 @@ from typing import Any
 
 import anthropic
 
-from agents.backends.base import ModelRequest, ModelResponse, Usage, redactor, request_url, sent_sampling
+from agents.backends.base import (
+    ModelRequest,
+    ModelResponse,
+    UnparsableResponse,
+    Usage,
+    redactor,
+    request_url,
+    sent_sampling,
+)
 from agents.backends.loop_clients import LoopClients
+from agents.endpoints import Endpoint, EndpointPool, endpoint_urls, scrub_userinfo, url_secrets
 from agents.errors import ModelError, ModelSpecError
 from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
 from agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds, status_is_retryable
@@ -22,7 +31,10 @@ ANTHROPIC_MAX_TEMPERATURE = 1.0
 
 
 class AnthropicBackend:
-    """The Messages API with mcot's own retries (the SDK's are off); it sends temperature, never a seed."""
+    """The Messages API with mcot's own retries (the SDK's are off); it sends temperature, never a seed.
+
+    Given several base URLs each attempt goes to one picked by an `EndpointPool` (`endpoint_counts()`).
+    """
 
     provider = "anthropic"
 
@@ -30,27 +42,44 @@ class AnthropicBackend:
         self,
         model: str,
         *,
-        base_url: str | None = None,
+        base_url: str | Sequence[str] | None = None,
         api_key: str | None = None,
         timeout_s: float = 180.0,
         retry: RetryPolicy | None = None,
     ) -> None:
         self.model = model
         self.spec = f"anthropic:{model}"
-        self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL")
+        self.base_urls = endpoint_urls(base_url) or endpoint_urls(os.environ.get("ANTHROPIC_BASE_URL"))
+        self.base_url = self.base_urls[0] if self.base_urls else None
         key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         if not key:
             raise ModelSpecError(f"{self.spec} needs an API key: set ANTHROPIC_API_KEY")
         self._key = key
-        self._redact = redactor(key)
+        secrets = redactor(key, *url_secrets(self.base_urls))
+        self._redact = lambda text: secrets(scrub_userinfo(text))
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
         self._clients = LoopClients(
             lambda: anthropic.AsyncAnthropic(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout_s)
         )
+        self._pool: EndpointPool | None = None
+        if len(self.base_urls) > 1:
+            self._pool = EndpointPool(self.base_urls)
+            self._endpoint_clients = {
+                url: LoopClients(
+                    lambda url=url: anthropic.AsyncAnthropic(
+                        api_key=key, base_url=url, max_retries=0, timeout=timeout_s
+                    )
+                )
+                for url in self.base_urls
+            }
 
     def _client(self) -> anthropic.AsyncAnthropic:
         return self._clients.get()
+
+    def endpoint_counts(self) -> dict[str, dict[str, int]]:
+        """Return per base URL (userinfo removed) the requests, ok, failed and rested counts; {} with one URL."""
+        return self._pool.counts() if self._pool is not None else {}
 
     def sampling_support(self) -> dict[str, str]:
         """Return whether temperature and seed are sent: the Messages API has no seed."""
@@ -82,8 +111,17 @@ class AnthropicBackend:
         params = self.build_params(request)
         notes: list[dict[str, Any]] = []
 
-        async def attempt() -> Any:
-            return await self._client().messages.create(**params)
+        if self._pool is None:
+
+            async def attempt() -> Any:
+                return _usable(await self._client().messages.create(**params))
+
+        else:
+
+            async def on_endpoint(endpoint: Endpoint) -> Any:
+                return _usable(await self._endpoint_clients[endpoint.url].get().messages.create(**params))
+
+            attempt = self._pool.attempts(on_endpoint, classify_anthropic_error)
 
         sampling = sent_sampling(params)
         try:
@@ -117,20 +155,41 @@ def _accepts_temperature() -> bool:
     return "temperature" in inspect.signature(AsyncMessages.create).parameters
 
 
+def _usable(reply: Any) -> Any:
+    """Return a reply that holds text or a tool call; raise UnparsableResponse for an empty one."""
+    for block in getattr(reply, "content", None) or []:
+        if (block.type == "text" and block.text) or block.type == "tool_use":
+            return reply
+    raise UnparsableResponse("the response has neither text nor tool calls")
+
+
 def classify_anthropic_error(exc: BaseException) -> Failure | None:
     """Return how an exception from the Anthropic SDK should be handled (None: not a provider failure)."""
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
         headers = getattr(getattr(exc, "response", None), "headers", None)
         message = " ".join(str(exc.message).split())[:300]
-        return Failure(status_is_retryable(status), f"HTTP {status}: {message}", status, retry_after_seconds(headers))
+        return Failure(
+            status_is_retryable(status),
+            f"HTTP {status}: {message}",
+            status,
+            retry_after_seconds(headers),
+            overloaded=_error_type(exc) == "overloaded_error",
+        )
     if isinstance(exc, anthropic.APITimeoutError):
-        return Failure(True, "request timed out")
+        return Failure(True, f"request timed out{request_url(exc)}", unreachable=True)
     if isinstance(exc, anthropic.APIConnectionError):
-        return Failure(True, f"connection error{request_url(exc)}")
-    if isinstance(exc, anthropic.APIResponseValidationError | json.JSONDecodeError):
+        return Failure(True, f"connection error{request_url(exc)}", unreachable=True)
+    if isinstance(exc, anthropic.APIResponseValidationError | UnparsableResponse | json.JSONDecodeError):
         return Failure(True, f"unparsable response: {str(exc)[:200]}")
     return None
+
+
+def _error_type(exc: Any) -> str | None:
+    """Return the `error.type` of an Anthropic error body (`overloaded_error`, `rate_limit_error`…), if any."""
+    body = getattr(exc, "body", None)
+    error = body.get("error") if isinstance(body, dict) else None
+    return error.get("type") if isinstance(error, dict) else None
 
 
 def _image_block(image: ImagePart) -> dict[str, Any]:

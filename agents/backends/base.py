@@ -19,6 +19,8 @@ class ToolSet:
     names: tuple[str, ...]
     schema_fn: Callable[[SchemaFlavor, tuple[str, ...]], list[dict[str, Any]]] = field(compare=False, repr=False)
     _cache: dict[str, list[dict[str, Any]]] = field(default_factory=dict, compare=False, repr=False)
+    _digest: list[str] = field(default_factory=list, compare=False, repr=False)
+    """The sha256 of the names and schemas, once `agents.cache` has computed it (request keys)."""
 
     def schemas(self, flavor: SchemaFlavor) -> list[dict[str, Any]]:
         """Return the tool entries for one wire flavour (built once, then reused)."""
@@ -32,8 +34,9 @@ class ModelRequest:
     """One model call: the conversation, the tools (None: none offered) and sampling settings.
 
     `seed` is sent only by backends whose API takes one, and only when it is not None. `hints` carries
-    prompt-view facts (benchmark, answer_type, choices, mode: the arm's name) for policies that are not
-    language models; real backends ignore it. It never holds the answer or meta.
+    prompt-view facts (id: the item's id, benchmark, answer_type, choices, mode: the arm's name) for policies
+    that are not language models and for replay; real backends ignore it. It never holds the answer or meta,
+    and it is no part of the request's key (`agents.cache.request_key`).
     """
 
     messages: Sequence[Message]
@@ -42,6 +45,8 @@ class ModelRequest:
     temperature: float = 0.0
     seed: int | None = None
     hints: Mapping[str, Any] = field(default_factory=dict)
+    _digests: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Request digests by model spec, once `agents.cache` has computed them (the request is never changed)."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,9 @@ class ModelResponse:
     """What a backend returns: text, tool calls, usage, the retries it took, and the sampling it sent.
 
     `sampling` holds exactly the sampling fields the request carried on the wire (e.g. `{"temperature": 0.0,
-    "seed": 7}`); a backend that sends none (offline, scripted) leaves it empty.
+    "seed": 7}`); a backend that sends none (offline, scripted) leaves it empty. `request_key` is the request's
+    key (`agents.cache.request_key`) when the backend computed it (the response cache, replay); `cached` is
+    True for a response served from the response cache, with no model call and nothing paid.
     """
 
     text: str
@@ -67,6 +74,8 @@ class ModelResponse:
     retries: tuple[dict[str, Any], ...] = ()
     tool_calls_in_text: bool = False
     sampling: Mapping[str, Any] = field(default_factory=dict)
+    request_key: str | None = None
+    cached: bool = False
 
 
 @runtime_checkable
@@ -84,6 +93,14 @@ class ModelBackend(Protocol):
     def sampling_support(self) -> dict[str, str]:
         """Return, per sampling setting (temperature, seed), whether it is sent, or why not."""
         ...
+
+
+class UnparsableResponse(Exception):
+    """The server answered 200 with a body that is not a usable turn (no choices; neither text nor tool calls).
+
+    Retried like a garbled body: an empty turn taken as the final answer would be a silent wrong answer that
+    a resume never retries.
+    """
 
 
 SAMPLING_KEYS = ("temperature", "seed")

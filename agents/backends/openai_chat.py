@@ -4,22 +4,31 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
-
-import openai
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from agents.backends._textcalls import parse_text_tool_calls
-from agents.backends.base import ModelRequest, ModelResponse, Usage, redactor, request_url, sent_sampling
+from agents.backends.base import (
+    ModelRequest,
+    ModelResponse,
+    UnparsableResponse,
+    Usage,
+    redactor,
+    request_url,
+    sent_sampling,
+)
 from agents.backends.loop_clients import LoopClients
+from agents.backends.plain_http import PlainHTTPClient, classify_plain_http_error, plain_http_usable
+from agents.endpoints import Endpoint, EndpointPool, endpoint_urls, scrub_userinfo, url_secrets
 from agents.errors import ModelError, ModelSpecError
 from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
 from agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds, status_is_retryable
 
+if TYPE_CHECKING:
+    import openai
+
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "gpt-6")
-
-
-class UnparsableResponse(Exception):
-    """The server answered 200 with a body that is not a usable completion."""
 
 
 class OpenAIChatBackend:
@@ -27,14 +36,16 @@ class OpenAIChatBackend:
 
     With `compatible=True` the backend sends the schema flavour without `strict`, uses `max_tokens`,
     needs no real key, and reads tool calls that a model wrote as text. Both send `temperature` (not to
-    OpenAI's reasoning models, which take only the default) and `seed` when one is set.
+    OpenAI's reasoning models, which take only the default) and `seed` when one is set. Given several base
+    URLs (data-parallel replicas) each attempt goes to one picked by an `EndpointPool`; `endpoint_counts()`
+    says what each did.
     """
 
     def __init__(
         self,
         model: str,
         *,
-        base_url: str | None = None,
+        base_url: str | Sequence[str] | None = None,
         api_key: str | None = None,
         compatible: bool = False,
         timeout_s: float = 180.0,
@@ -44,7 +55,8 @@ class OpenAIChatBackend:
         self.compatible = compatible
         self.provider = "openai-compatible" if compatible else "openai"
         self.spec = f"{self.provider}:{model}"
-        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+        self.base_urls = endpoint_urls(base_url) or endpoint_urls(os.environ.get("OPENAI_BASE_URL"))
+        self.base_url = self.base_urls[0] if self.base_urls else None
         if compatible and not self.base_url:
             raise ModelSpecError(
                 f"{self.spec} needs a server: pass --base-url (e.g. http://localhost:8000/v1 for vLLM, "
@@ -56,15 +68,31 @@ class OpenAIChatBackend:
                 raise ModelSpecError(f"{self.spec} needs an API key: set OPENAI_API_KEY")
             key = "not-needed"
         self._key = key
-        self._redact = redactor(key)
+        secrets = redactor(key, *url_secrets(self.base_urls))
+        self._redact = lambda text: secrets(scrub_userinfo(text))
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
-        self._clients = LoopClients(
-            lambda: openai.AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout_s)
-        )
+        self._clients = LoopClients(lambda: self._new_client(self.base_url))
+        self._pool: EndpointPool | None = None
+        if len(self.base_urls) > 1:
+            self._pool = EndpointPool(self.base_urls)
+            self._endpoint_clients = {url: LoopClients(lambda url=url: self._new_client(url)) for url in self.base_urls}
 
-    def _client(self) -> openai.AsyncOpenAI:
+    def _new_client(self, url: str | None) -> PlainHTTPClient | openai.AsyncOpenAI:
+        # an OpenAI-compatible server over plain http gets the lean client (no SDK: a few ms less CPU per call,
+        # half a second less start-up); HTTPS, proxies and OpenAI itself get the SDK, with its retries off
+        if self.compatible and url and plain_http_usable(url):
+            return PlainHTTPClient(url, headers={"Authorization": f"Bearer {self._key}"}, timeout_s=self.timeout_s)
+        import openai
+
+        return openai.AsyncOpenAI(api_key=self._key, base_url=url, max_retries=0, timeout=self.timeout_s)
+
+    def _client(self) -> PlainHTTPClient | openai.AsyncOpenAI:
         return self._clients.get()
+
+    def endpoint_counts(self) -> dict[str, dict[str, int]]:
+        """Return per base URL (userinfo removed) the requests, ok, failed and rested counts; {} with one URL."""
+        return self._pool.counts() if self._pool is not None else {}
 
     def _sends_temperature(self) -> bool:
         return self.compatible or not self.model.startswith(_REASONING_PREFIXES)
@@ -107,11 +135,29 @@ class OpenAIChatBackend:
         bulky = {key: params[key] for key in ("messages", "tools") if key in params}
         light = {key: value for key, value in params.items() if key not in bulky}
 
-        async def attempt() -> Any:
-            completion = await self._client().chat.completions.create(**light, messages=[], extra_body=bulky)
+        async def attempt_on(client: PlainHTTPClient | openai.AsyncOpenAI) -> Any:
+            if isinstance(client, PlainHTTPClient):
+                completion = await client.post_json("/chat/completions", params)
+            else:
+                completion = await client.chat.completions.create(**light, messages=[], extra_body=bulky)
             if not getattr(completion, "choices", None):
                 raise UnparsableResponse("the response has no choices")
+            message = completion.choices[0].message
+            if not (getattr(message, "content", None) or getattr(message, "tool_calls", None)):
+                raise UnparsableResponse("the response has neither text nor tool calls")
             return completion
+
+        if self._pool is None:
+
+            async def attempt() -> Any:
+                return await attempt_on(self._client())
+
+        else:
+
+            async def on_endpoint(endpoint: Endpoint) -> Any:
+                return await attempt_on(self._endpoint_clients[endpoint.url].get())
+
+            attempt = self._pool.attempts(on_endpoint, classify_openai_error)
 
         sampling = sent_sampling(params)
         try:
@@ -153,6 +199,14 @@ class OpenAIChatBackend:
 
 def classify_openai_error(exc: BaseException) -> Failure | None:
     """Return how an exception from the OpenAI SDK should be handled (None: not a provider failure)."""
+    plain = classify_plain_http_error(exc)
+    if plain is not None:
+        return plain
+    if "openai" not in sys.modules:  # no SDK client was ever made, so this is none of its errors
+        unparsable = isinstance(exc, UnparsableResponse | json.JSONDecodeError)
+        return Failure(True, f"unparsable response: {_short(str(exc))}") if unparsable else None
+    import openai
+
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         return Failure(
@@ -162,9 +216,9 @@ def classify_openai_error(exc: BaseException) -> Failure | None:
             _retry_after(exc),
         )
     if isinstance(exc, openai.APITimeoutError):
-        return Failure(True, "request timed out")
+        return Failure(True, f"request timed out{request_url(exc)}", unreachable=True)
     if isinstance(exc, openai.APIConnectionError):
-        return Failure(True, f"connection error{request_url(exc)}: {_short(str(exc))}")
+        return Failure(True, f"connection error{request_url(exc)}: {_short(str(exc))}", unreachable=True)
     if isinstance(exc, openai.APIResponseValidationError | UnparsableResponse | json.JSONDecodeError):
         return Failure(True, f"unparsable response: {_short(str(exc))}")
     return None

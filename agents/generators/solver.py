@@ -62,7 +62,8 @@ class ImageSolver:
         }
 
     def request(self, item: Item, view_root: Path) -> tuple[str, ImageRequest]:
-        """Return ("generate" or "edit", the request) for an item; raise OSError when its input image is missing."""
+        """Return ("generate" or "edit", the request) for an item; raise OSError when its input image is missing
+        and ItemError when its path leaves the items directory."""
         sample = int(item.meta.get("sample", 0) or 0)
         # sample k of a prompt takes seed + k; without a seed, samples after the first still differ (seed k)
         seed = self.options.seed + sample if self.options.seed is not None else (sample or None)
@@ -75,7 +76,9 @@ class ImageSolver:
             "scene": item.meta.get("scene"),
         }
         if item.images:
-            image = (Path(view_root) / item.images[0]).read_bytes()
+            from benchmarks.item import contained_path  # an input image may not leave the items directory
+
+            image = contained_path(Path(view_root), item.images[0], f"item {item.id!r}").read_bytes()
             return "edit", ImageRequest(prompt=item.question, image=image, **common)
         return "generate", ImageRequest(prompt=item.meta.get("prompt") or item.question, **common)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from benchmarks.item import Item
 from benchmarks.loaders._answers import LETTERS
 from benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image
 from benchmarks.loaders._paths import read_inside
+from benchmarks.loaders._text import NOT_UTF8, json_record, numbered_lines
 from benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
 
 BENCHMARK = "gepbench"
@@ -36,16 +36,17 @@ def load_gepbench(src: Path, tally: Tally, *, max_pixels: int = DEFAULT_MAX_PIXE
         level = folder.name.removeprefix("vqa-")
         for path in sorted(folder.glob("*.jsonl")):
             aspect = ASPECT_NAMES.get(path.stem, path.stem)
-            with path.open(encoding="utf-8") as handle:
-                for number, line in enumerate(handle, start=1):
-                    if not line.strip():
-                        continue
-                    tally.records += 1
-                    locator = f"{folder.name}/{path.name}:{number}"
-                    try:
-                        yield _item(line, level, aspect, path.stem, root, checked, max_pixels, locator)
-                    except SkipItem as skip:
-                        yield Skip(locator, skip.kind, skip.reason)
+            for number, line in numbered_lines(path):
+                if line is not None and not line.strip():
+                    continue
+                tally.records += 1
+                locator = f"{folder.name}/{path.name}:{number}"
+                try:
+                    if line is None:
+                        raise SkipItem(NOT_UTF8.kind, NOT_UTF8.reason)
+                    yield _item(line, level, aspect, path.stem, root, checked, max_pixels, locator)
+                except SkipItem as skip:
+                    yield Skip(locator, skip.kind, skip.reason)
 
 
 def _item(
@@ -58,12 +59,7 @@ def _item(
     max_pixels: int,
     locator: str,
 ) -> LoadedItem:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise SkipItem("malformed record", f"line is not valid JSON ({exc.msg} at column {exc.colno})") from exc
-    if not isinstance(record, dict):
-        raise SkipItem("malformed record", f"line is a JSON {type(record).__name__}, not an object")
+    record = json_record(line)
     for key in _KNOWN:
         if key not in record:
             raise SkipItem("missing field", f"no {key} field")

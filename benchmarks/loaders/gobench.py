@@ -60,6 +60,8 @@ def load_gobench(
         records = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise LoaderError(f"{path}: not valid JSON ({exc}); nothing could be read") from exc
+    except RecursionError:
+        raise LoaderError(f"{path}: the JSON nests too deeply to read; nothing could be read") from None
     if not isinstance(records, list):
         raise LoaderError(f"{path}: expected a JSON list of records, got a {type(records).__name__}")
     human: dict[int, tuple[str, dict[str, float]]] = {}

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from benchmarks.item import ITEMS_FILE, Item
 from benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image
 from benchmarks.loaders._paths import read_inside
+from benchmarks.loaders._text import NOT_UTF8, numbered_lines
 from benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
 
 
@@ -19,24 +20,25 @@ def load_items_dir(src: Path, tally: Tally, *, max_pixels: int = DEFAULT_MAX_PIX
     path = root / ITEMS_FILE
     if not path.is_file():
         raise LoaderError(f"{src}: no {ITEMS_FILE} found (an items directory holds items.jsonl and images/)")
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            tally.records += 1
-            locator = f"{ITEMS_FILE}:{number}"
+    for number, line in numbered_lines(path):
+        if line is not None and not line.strip():
+            continue
+        tally.records += 1
+        locator = f"{ITEMS_FILE}:{number}"
+        try:
+            if line is None:
+                raise SkipItem(NOT_UTF8.kind, NOT_UTF8.reason)
             try:
-                try:
-                    item = Item.model_validate_json(line)
-                except ValidationError as exc:
-                    first = str(exc).splitlines()
-                    raise SkipItem("malformed record", f"not a valid item ({' '.join(first[:3])})") from exc
-                locator = item.id
-                images = {}
-                for rel in item.images:
-                    data = read_inside(root, rel)
-                    check_image(data, max_pixels=max_pixels)
-                    images[rel] = data
-                yield LoadedItem(item, images)
-            except SkipItem as skip:
-                yield Skip(locator, skip.kind, skip.reason)
+                item = Item.model_validate_json(line)
+            except ValidationError as exc:
+                first = str(exc).splitlines()
+                raise SkipItem("malformed record", f"not a valid item ({' '.join(first[:3])})") from exc
+            locator = item.id
+            images = {}
+            for rel in item.images:
+                data = read_inside(root, rel)
+                check_image(data, max_pixels=max_pixels)
+                images[rel] = data
+            yield LoadedItem(item, images)
+        except SkipItem as skip:
+            yield Skip(locator, skip.kind, skip.reason)

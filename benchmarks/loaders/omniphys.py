@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +11,7 @@ from benchmarks.item import Item
 from benchmarks.loaders._answers import answer_letter, infer_answer_type, letters_answer, parse_options, yes_no
 from benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image, decode_base64, is_data_uri
 from benchmarks.loaders._paths import read_inside
+from benchmarks.loaders._text import json_record
 from benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
 from benchmarks.loaders.omniphys_mapping import FieldMapping, parse_mapping
 
@@ -57,13 +57,7 @@ def load_omniphys(
 
 
 def _record(line: str) -> dict[str, Any]:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise SkipItem("malformed record", f"line is not valid JSON ({exc.msg} at column {exc.colno})") from exc
-    if not isinstance(record, dict):
-        raise SkipItem("malformed record", f"line is a JSON {type(record).__name__}, not an object")
-    return record
+    return json_record(line)
 
 
 def _record_id(record: dict[str, Any], fields: FieldMapping, path: Path, number: int, several: bool) -> str:

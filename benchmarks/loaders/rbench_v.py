@@ -10,7 +10,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
@@ -118,7 +118,8 @@ def _arrow_rows(path: Path) -> Iterator[tuple[str, dict[str, Any] | Skip]]:
             for row in batch.to_pylist():
                 yield _label(path, n), row
                 n += 1
-    except (pa.ArrowException, OSError) as exc:
+    except (pa.ArrowException, OSError, ValueError, OverflowError, MemoryError) as exc:
+        # damaged bytes: a broken footer, a string column that is not UTF-8, a length past the file
         where = f"{path.name}" if n == 0 else f"{path.name}:row {n} onward"
         yield where, Skip(where, "unreadable file", f"cannot read {path.name} past row {n}: {_one_line(exc)}")
 
@@ -143,8 +144,9 @@ def _tsv_rows(path: Path) -> Iterator[tuple[str, dict[str, Any] | Skip]]:
     """Yield (locator, row) from a VLMEvalKit TSV; a row with missing columns is a skip."""
     csv.field_size_limit(sys.maxsize)
     images_by_index: dict[str, str] = {}
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.reader(handle, delimiter="\t")
+    with path.open("rb") as handle:
+        lines = _Utf8Lines(handle)
+        reader = csv.reader(lines, delimiter="\t")
         try:
             header = next(reader)
         except (StopIteration, csv.Error) as exc:
@@ -164,6 +166,10 @@ def _tsv_rows(path: Path) -> Iterator[tuple[str, dict[str, Any] | Skip]]:
                 return
             where = _label(path, n)
             n += 1
+            if lines.undecodable:
+                lines.undecodable = False
+                yield where, Skip(where, "malformed record", "TSV row is not UTF-8 text")
+                continue
             if len(fields) != len(header):
                 yield (
                     where,
@@ -178,6 +184,23 @@ def _tsv_rows(path: Path) -> Iterator[tuple[str, dict[str, Any] | Skip]]:
                 images_by_index[str(row["index"]).strip()] = image
             row["_tsv"] = True
             yield where, row
+
+
+class _Utf8Lines:
+    """The lines of a binary file as text; a line that is not UTF-8 is read with replacement characters and
+    flagged (`undecodable`), so that its row becomes a skip instead of stopping the whole file."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.undecodable = False
+
+    def __iter__(self) -> Iterator[str]:
+        for raw in self.handle:
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError:
+                self.undecodable = True
+                yield raw.decode("utf-8", errors="replace")
 
 
 def _category(row: Mapping[str, Any]) -> str:

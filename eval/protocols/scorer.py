@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.item import Item
+from benchmarks.item import Item, ItemError, contained_path
 from eval import judges
 from eval.judges import JudgeCache, JudgeModel, JudgeReply, Template
 from eval.match import DEFAULT_REL_TOL
@@ -120,6 +120,13 @@ class Scorer:
         )
 
     def image(self, relative: str, *, run: bool = False) -> bytes | None:
-        """Return the bytes of an image under the items root (or the run root), or None when absent."""
-        path = (self.run_root if run else self.items_root) / relative
-        return path.read_bytes() if path.is_file() else None
+        """Return the bytes of an image under the items root (or the run root), or None when absent.
+
+        A path that leaves its root (absolute, `..`, a symlink pointing outside) counts as absent: neither a
+        dataset nor a model's answer can make the judge read a file from elsewhere.
+        """
+        try:
+            path = contained_path(self.run_root if run else self.items_root, relative)
+            return path.read_bytes() if path.is_file() else None
+        except (ItemError, OSError):
+            return None

@@ -4,29 +4,43 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.generators.games import TASKS, GameError, generate
+from benchmarks.generators.games import TASKS, GameError, blocks, make_block
 from benchmarks.item import ItemError, ItemsWriter
 from mcot.errors import UsageError
+from mcot.executors.blocks import block_mapper, check_workers
 
 MAX_ITEMS_PER_TASK = 100_000
 
 
-def gen_games(out: Path, task: str, n: int, seed: int) -> int:
-    """Generate `n` items per task (`task` one of the game tasks or 'all') into `out`; return 0 on success."""
+def gen_games(
+    out: Path,
+    task: str,
+    n: int,
+    seed: int,
+    workers: int | None = None,
+    executor: str = "local",
+    ray_address: str | None = None,
+) -> int:
+    """Generate `n` items per task (`task` one of the game tasks or 'all') into `out`; return 0 on success.
+
+    `workers` worker processes (executor "local") or Ray tasks at a time (executor "ray") make the items in
+    blocks; every item depends on (task, seed, index) alone, so the bytes are the same for any count."""
     tasks = list(TASKS) if task == "all" else [task]
     if task != "all" and task not in TASKS:
         raise UsageError(f"unknown --task {task!r}; choose one of {', '.join(TASKS)} or all")
     if not 1 <= n <= MAX_ITEMS_PER_TASK:
         raise UsageError(f"--n must be between 1 and {MAX_ITEMS_PER_TASK} items per task, got {n}")
+    check_workers(workers, executor, ray_address)
     try:
         writer = ItemsWriter(Path(out))
     except (ItemError, OSError) as exc:
         raise UsageError(f"cannot write --out {out}: {exc}") from exc
     try:
-        for name in tasks:
-            for game in generate(name, n, seed):
-                writer.add_image(game.item.images[0], game.png)
-                writer.add(game.item)
+        with block_mapper(workers, executor, ray_address) as mapper:
+            for block in mapper(make_block, [(name, seed, start, stop) for name, start, stop in blocks(tasks, n)]):
+                for game in block:
+                    writer.add_image(game.item.images[0], game.png)
+                    writer.add(game.item)
         writer.commit()
     except GameError as exc:
         writer.abort()

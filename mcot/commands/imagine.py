@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sys
 from pathlib import Path
 
-from mcot.commands.run import EXIT_SOME_FAILED, MAX_CONCURRENCY, print_summary
+from mcot.commands.run import MAX_CONCURRENCY, report_end
 from mcot.errors import UsageError
+from mcot.progress import on_terminal
 
 _SIZE = re.compile(r"^(\d{2,5})x(\d{2,5})$")
 
@@ -62,9 +64,8 @@ def run_imagine(
         max_tries=max_tries,
     )
     try:
-        summary = asyncio.run(imagine_async(config))
+        summary = asyncio.run(imagine_async(config, bar=on_terminal(sys.stderr)))
     except ValueError as exc:  # a bad generator spec or dataset reaches the user as one line
         raise UsageError(str(exc)) from exc
     arms = "\n".join(f"{arm}: generator {spec}" for arm, spec in arm_specs(generator).items())
-    print_summary(summary, arms)
-    return EXIT_SOME_FAILED if summary.failures.failed else 0
+    return report_end(summary, arms)

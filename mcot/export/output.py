@@ -69,6 +69,7 @@ def staged(out: Path, folder: bool) -> Iterator[Path]:
     out = Path(out).absolute()
     made = _first_missing(out.parent)
     out.parent.mkdir(parents=True, exist_ok=True)
+    _remove_leftovers(out)
     temporary = out.parent / f".{out.name}.partial-{secrets.token_hex(4)}"
     if folder:
         temporary.mkdir()
@@ -80,6 +81,16 @@ def staged(out: Path, folder: bool) -> Iterator[Path]:
         if made is not None:
             shutil.rmtree(made, ignore_errors=True)
         raise
+
+
+def _remove_leftovers(out: Path) -> None:
+    """Remove what an export to `out` killed before it could clean up left beside it (a staged copy, an old one).
+
+    Found by perf/crash_resume.py: a SIGKILL after staging left a dataset-sized `.OUT.partial-XXXX` folder for good.
+    """
+    for pattern in (f".{out.name}.partial-*", f".{out.name}.old-*"):
+        for leftover in out.parent.glob(pattern):
+            _remove(leftover)
 
 
 def _replace(temporary: Path, out: Path) -> None:

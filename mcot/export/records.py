@@ -45,8 +45,10 @@ class Pair:
         return None if self.score is None else self.score.get("correct")
 
     def item_image_paths(self) -> list[Path]:
-        """Return the absolute paths of the item's images (under the run's items root)."""
-        return [self.run.items_root / rel for rel in self.item.images]
+        """Return the absolute paths of the item's images (under the run's items root); a path that leaves the
+        items root (absolute, `..`, a symlink pointing outside) is left out, so no export copies a file from
+        elsewhere."""
+        return [self.run.items_root / rel for rel in self.item.images if _contained(self.run.items_root, rel)]
 
     def flags(self) -> dict[str, Any]:
         """Return the fields every view carries: id, arm (`mode`), benchmark, category, status, error, correct,
@@ -158,3 +160,14 @@ def record_view(pair: Pair, catalog: ImageCatalog) -> dict[str, Any]:
         "output_images": outputs,
         "trace": trace,
     }
+
+
+def _contained(root: Path, relative: str) -> bool:
+    """Return True when the item-relative path stays inside `root` once resolved."""
+    from benchmarks.item import ItemError, contained_path
+
+    try:
+        contained_path(root, relative)
+    except ItemError:
+        return False
+    return True

@@ -58,3 +58,14 @@ def test_missing_key_is_a_clear_error(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(ModelSpecError, match="ANTHROPIC_API_KEY"):
         load_model("anthropic:claude-haiku-4-5")
+
+
+def test_an_empty_anthropic_reply_is_retried_not_taken_as_the_answer(item_dir, keys, quick_retry, fake_sleep):
+    """Found by perf/soak.py: `content: []` was taken as the final answer (36 of 600 soak pairs ended empty)."""
+    item, root = item_dir
+    with FakeProvider([Reply(""), Reply("\\boxed{3}")]) as server:
+        model = load_model("anthropic:claude-test", base_url=server.anthropic_url, retry=quick_retry)
+        prediction, trace = asyncio.run(solve(item, root, model, "text"))
+        assert len(server.requests) == 2
+    assert (prediction.status, prediction.text) == ("ok", "\\boxed{3}")
+    assert "neither text nor tool calls" in trace.steps[0].retries[0]["error"]

@@ -25,7 +25,7 @@ from agents.backends import spec_help, unregister_backend
 from agents.backends.base import DETERMINISTIC
 from agents.toolbox import RegistryToolbox
 
-BUILTIN = ("offline", "scripted", "openai", "openai-compatible", "anthropic")
+BUILTIN = ("offline", "scripted", "openai", "openai-compatible", "anthropic", "replay")
 
 
 def test_the_builtin_backends_are_registered_once_each():
@@ -58,7 +58,7 @@ def test_unknown_specs_get_a_did_you_mean_and_the_known_providers(spec, suggesti
 @pytest.mark.parametrize(
     ("spec", "advice"),
     [
-        ("", "offline, scripted:FILE.json, openai:MODEL, openai-compatible:MODEL or anthropic:MODEL"),
+        ("", "offline, scripted:FILE.json, openai:MODEL, openai-compatible:MODEL, anthropic:MODEL or replay:RUN"),
         ("gemini:pro", "unknown model provider 'gemini' in 'gemini:pro'. Use one of: offline, scripted:FILE.json"),
         ("openai", "needs something after the colon: use openai:MODEL"),
         ("scripted:", "needs something after the colon: use scripted:FILE.json"),

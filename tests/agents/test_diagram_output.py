@@ -109,7 +109,7 @@ def test_a_timeout_keeps_the_last_canvas_the_model_saw(tmp_path: Path) -> None:
     prediction, trace = asyncio.run(
         solve(item, root, DrawThenHang(), "canvas", Budget(item_timeout_s=1.0), blobs=blobs)
     )
-    assert prediction.status == "budget"
+    assert prediction.status == "error" and prediction.error is not None and "item time-out" in prediction.error
     seen = [s.image for s in trace if s.kind == "observation"]
     assert len(seen) == 2 and prediction.images == [seen[-1]]
     output = blobs.data[seen[-1].removeprefix("blobs/")]

@@ -618,3 +618,14 @@ def test_messages_view_is_the_conversation_the_model_was_sent(
     if model == "scripted" and max_steps == 12:
         roles = [message[0] for message in exported]
         assert roles.count("tool") == 5 and len(record["images"]) == 5  # the zoom's image and four canvases
+
+
+def test_a_killed_exports_leftover_is_removed_by_the_next_export(runs: dict[str, Path], tmp_path: Path) -> None:
+    """Found by perf/crash_resume.py: a SIGKILL after staging left `.OUT.partial-XXXX` beside --out for good."""
+    out = tmp_path / "records"
+    leftover = tmp_path / ".records.partial-dead0001"
+    leftover.mkdir()
+    (leftover / "records.jsonl").write_text("{}\n")
+    _mcot("export", runs["run"], "--format", "jsonl", "--out", out)
+    assert (out / "records.jsonl").is_file() and not leftover.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records"]

@@ -25,6 +25,8 @@ TASKS: dict[str, Callable[[random.Random], Scene]] = {
     "triangles": triangles.build,
 }
 MAX_ATTEMPTS = 500
+BLOCK = 32
+"""Items a worker makes in one go (`make_block`)."""
 
 
 @dataclass(frozen=True)
@@ -77,14 +79,28 @@ def generate(task: str, n: int, seed: int) -> Iterator[GameItem]:
         yield make_item(task, seed, index)
 
 
+def make_block(task: str, seed: int, start: int, stop: int) -> list[GameItem]:
+    """Return items `start` to `stop - 1` of `task` for `seed` (each depends on its index alone, so workers can
+    make blocks of a run in any order and the bytes stay the same)."""
+    return [make_item(task, seed, index) for index in range(start, stop)]
+
+
+def blocks(tasks: list[str], n: int, size: int = BLOCK) -> list[tuple[str, int, int]]:
+    """Return the (task, first index, end index) blocks of `n` items per task, in writing order."""
+    return [(task, start, min(start + size, n)) for task in tasks for start in range(0, n, size)]
+
+
 __all__ = [
+    "BLOCK",
     "TASKS",
     "FragileScene",
     "GameError",
     "GameItem",
     "Scene",
+    "blocks",
     "build_scene",
     "generate",
+    "make_block",
     "make_item",
     "scene_rng",
 ]

@@ -173,6 +173,24 @@ def caption_prompt(seed: int, level: str, index: int) -> str:
     return CAPTION_PROMPTS[zlib.crc32(f"{seed}/{level}/{index}".encode()) % len(CAPTION_PROMPTS)]
 
 
+def figure_records(
+    seed: int,
+    level: str,
+    index: int,
+    figure: Figure,
+    style: Style | None,
+    image: str,
+    questions: Sequence[tuple[str, Question]],
+) -> tuple[bytes, list[bytes]]:
+    """Return one figure's encoded caption record and the instruction records of its (item id, question) pairs."""
+    prompt = caption_prompt(seed, level, index)
+    entry = record(f"gepbench-{level}-{index:06d}-caption", image, prompt, caption(figure, style))
+    instructions = [
+        _encode(record(item_id, image, choice_prompt(question), question.letter)) for item_id, question in questions
+    ]
+    return _encode(entry), instructions
+
+
 class LlavaRecords:
     """Collects a generation run's LLaVA records, a caption per figure and an instruction per kept question."""
 
@@ -191,11 +209,12 @@ class LlavaRecords:
         questions: Sequence[tuple[str, Question]],
     ) -> None:
         """Add one figure's caption record and the instruction records of its (item id, question) pairs."""
-        prompt = caption_prompt(self.seed, level, index)
-        entry = record(f"gepbench-{level}-{index:06d}-caption", image, prompt, caption(figure, style))
-        self.captions.append(_encode(entry))
-        for item_id, question in questions:
-            self.instructions.append(_encode(record(item_id, image, choice_prompt(question), question.letter)))
+        self.add_records(*figure_records(self.seed, level, index, figure, style, image, questions))
+
+    def add_records(self, caption_record: bytes, instructions: Sequence[bytes]) -> None:
+        """Add one figure's encoded records, as `figure_records` returns them."""
+        self.captions.append(caption_record)
+        self.instructions.extend(instructions)
 
     def files(self) -> dict[str, bytes]:
         """Return the two JSON files (a list of records each, one record a line) by name."""

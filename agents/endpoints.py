@@ -1,0 +1,201 @@
+"""Several base URLs behind one backend (vLLM or SGLang data-parallel replicas): spread, rest, count.
+
+`EndpointPool` hands each attempt the healthy endpoint with the fewest requests in flight (the least recently
+picked among equals, and not the one the previous try of the same call went to when another is healthy). An
+endpoint that fails `REST_AFTER_FAULTS` times in a row with a fault of its own (no answer: connection error or
+time-out; or an HTTP 5xx) is rested for `FIRST_REST_S`, doubling for each rest after it up to `LONGEST_REST_S`;
+when its rest ends it is tried again, and one more fault rests it again. A 429 or another 4xx is the request's
+or the account's affair, not the endpoint's, and rests nothing. When every endpoint rests, the one whose rest
+ends first is tried.
+
+URLs may carry credentials (`http://user:KEY@host/v1`): every URL this module reports (`counts()`,
+`Endpoint.public_url`) has its userinfo removed, and `scrub_userinfo` removes it from any text.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from agents.retry import Failure
+
+T = TypeVar("T")
+
+REST_AFTER_FAULTS = 3
+"""Faults in a row (connection errors, time-outs, 5xx) after which an endpoint is rested."""
+
+FIRST_REST_S = 30.0
+"""The first rest of an endpoint, in seconds; each rest after it is twice as long, up to LONGEST_REST_S."""
+
+LONGEST_REST_S = 300.0
+"""The longest rest of an endpoint, in seconds."""
+
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@]*@")
+
+
+def public_url(url: str) -> str:
+    """Return a URL without its userinfo (`http://user:key@host/v1` → `http://host/v1`)."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+def scrub_userinfo(text: str) -> str:
+    """Return text with the userinfo of every URL in it removed."""
+    return _USERINFO.sub(r"\1", text) if "@" in text else text
+
+
+def url_secrets(urls: Sequence[str]) -> tuple[str, ...]:
+    """Return the credentials inside URLs' userinfo (the password, else the user name), as written and decoded."""
+    secrets: list[str] = []
+    for url in urls:
+        parts = urlsplit(url)
+        if "@" not in parts.netloc:
+            continue
+        userinfo = parts.netloc.rpartition("@")[0]
+        user, _, password = userinfo.partition(":")
+        secret = password or user
+        if secret:
+            secrets.extend({secret, unquote(secret)})
+    return tuple(secrets)
+
+
+def endpoint_urls(base_url: str | Sequence[str] | None) -> tuple[str, ...]:
+    """Return base URLs as a tuple: None or "" → (), a string → (it,), a sequence → its non-empty entries, once each."""
+    if base_url is None:
+        return ()
+    if isinstance(base_url, str):
+        return (base_url.strip(),) if base_url.strip() else ()
+    return tuple(dict.fromkeys(url.strip() for url in base_url if url and url.strip()))
+
+
+def is_endpoint_fault(failure: Failure) -> bool:
+    """Return whether a failure counts against the endpoint: no answer (connection, time-out) or an HTTP 5xx."""
+    return failure.unreachable or (failure.status is not None and failure.status >= 500)
+
+
+@dataclass(eq=False)
+class Endpoint:
+    """One base URL and its state: requests in flight, counts, faults in a row, and when its rest ends."""
+
+    url: str
+    public_url: str
+    in_flight: int = 0
+    requests: int = 0
+    ok: int = 0
+    failed: int = 0
+    rested: int = 0
+    faults_in_row: int = 0
+    rest_until: float = 0.0
+    next_rest_s: float = FIRST_REST_S
+    last_pick: int = 0
+
+
+class EndpointPool:
+    """Spreads attempts over base URLs, rests those that keep failing, and counts what each did.
+
+    Safe to share between threads and event loops (a lock guards the counts); `clock` is injectable for tests.
+    """
+
+    def __init__(self, urls: Sequence[str], *, clock: Callable[[], float] = time.monotonic) -> None:
+        unique = endpoint_urls(urls)
+        if not unique:
+            raise ValueError("an endpoint pool needs at least one base URL")
+        self.endpoints = tuple(Endpoint(url, public_url(url)) for url in unique)
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._picks = 0
+
+    def pick(self, avoid: Endpoint | None = None) -> Endpoint:
+        """Return the endpoint for the next attempt (counted as in flight until `done` or `abandon`).
+
+        `avoid`: the endpoint the previous try of the same call went to; another healthy one is preferred.
+        """
+        with self._lock:
+            now = self._clock()
+            healthy = [e for e in self.endpoints if e.rest_until <= now]
+            if not healthy:
+                healthy = [min(self.endpoints, key=lambda e: e.rest_until)]
+            elif avoid is not None and len(healthy) > 1 and avoid in healthy:
+                healthy.remove(avoid)
+            endpoint = min(healthy, key=lambda e: (e.in_flight, e.last_pick))
+            self._picks += 1
+            endpoint.last_pick = self._picks
+            endpoint.in_flight += 1
+            endpoint.requests += 1
+            return endpoint
+
+    def done(self, endpoint: Endpoint, failure: Failure | None) -> None:
+        """Record the outcome of an attempt on an endpoint (None: it succeeded), resting it after repeated faults."""
+        with self._lock:
+            endpoint.in_flight -= 1
+            if failure is None:
+                endpoint.ok += 1
+                endpoint.faults_in_row = 0
+                endpoint.next_rest_s = FIRST_REST_S
+                endpoint.rest_until = 0.0  # an answer proves it is back, even one tried while resting
+                return
+            endpoint.failed += 1
+            if not is_endpoint_fault(failure):
+                endpoint.faults_in_row = 0  # it answered: the fault streak is broken
+                return
+            now = self._clock()
+            if endpoint.rest_until > now:
+                return  # attempts started before the rest, failing now, neither lengthen nor repeat it
+            endpoint.faults_in_row += 1
+            if endpoint.faults_in_row >= REST_AFTER_FAULTS:
+                endpoint.rest_until = now + endpoint.next_rest_s
+                endpoint.next_rest_s = min(endpoint.next_rest_s * 2, LONGEST_REST_S)
+                endpoint.rested += 1
+                endpoint.faults_in_row = REST_AFTER_FAULTS - 1  # back from rest, one more fault rests it again
+
+    def abandon(self, endpoint: Endpoint) -> None:
+        """Record an attempt that ended without an outcome of the endpoint's (cancelled, or a local error)."""
+        with self._lock:
+            endpoint.in_flight -= 1
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Return {URL without userinfo: {"requests", "ok", "failed", "rested"}} for every endpoint."""
+        out: dict[str, dict[str, int]] = {}
+        with self._lock:
+            for number, e in enumerate(self.endpoints, start=1):
+                key = e.public_url if e.public_url not in out else f"{e.public_url} #{number}"
+                out[key] = {"requests": e.requests, "ok": e.ok, "failed": e.failed, "rested": e.rested}
+        return out
+
+    def attempts(
+        self,
+        call: Callable[[Endpoint], Awaitable[T]],
+        classify: Callable[[BaseException], Failure | None],
+    ) -> Callable[[], Awaitable[T]]:
+        """Return an attempt function for `call_with_retries`: each try picks an endpoint, calls, reports.
+
+        A try after a failed one goes to another healthy endpoint when there is one.
+        """
+        last: Endpoint | None = None
+
+        async def attempt() -> T:
+            nonlocal last
+            endpoint = last = self.pick(avoid=last)
+            try:
+                result = await call(endpoint)
+            except Exception as exc:
+                failure = classify(exc)
+                if failure is None:
+                    self.abandon(endpoint)
+                else:
+                    self.done(endpoint, failure)
+                raise
+            except BaseException:
+                self.abandon(endpoint)
+                raise
+            self.done(endpoint, None)
+            return result
+
+        return attempt

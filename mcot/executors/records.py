@@ -1,0 +1,38 @@
+"""The results.jsonl line of one finished (item, arm) pair: an answer, or a failure with its reason."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agents.solver import Prediction
+    from benchmarks.item import Item
+
+
+def pair_record(item: Item, arm: str, prediction: Prediction, trace_rel: str | None) -> dict[str, Any]:
+    """Return the ledger line of a solved pair: id, mode, the prediction's fields, trace path, benchmark, category."""
+    return {
+        "id": item.id,
+        "mode": arm,
+        **prediction.to_record(),
+        "trace": trace_rel,
+        "benchmark": item.benchmark,
+        "category": item.category,
+    }
+
+
+def failure_record(item: Item, arm: str, reason: str, latency_s: float) -> dict[str, Any]:
+    """Return the ledger line of a pair that failed outside the solver loop (status "error", the reason)."""
+    return {
+        "id": item.id,
+        "mode": arm,
+        "status": "error",
+        "prediction": "",
+        "steps": 0,
+        "usage": {"input_tokens": 0, "output_tokens": 0, "cost_usd": None, "cached_calls": 0},
+        "latency_s": round(latency_s, 3),
+        "error": reason,
+        "trace": None,
+        "benchmark": item.benchmark,
+        "category": item.category,
+    }
