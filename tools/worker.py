@@ -20,7 +20,6 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 from tools.errors import ToolError, ToolTimeout
@@ -43,7 +42,6 @@ MAX_IDLE = 4
 MEMORY_BYTES = 4 * 1024**3
 """Address-space limit of a worker process (a runaway job fails with MemoryError instead of swapping)."""
 
-_ROOT = str(Path(__file__).resolve().parents[1])
 _idle: dict[str, list[_Worker]] = {}
 _lock = threading.Lock()
 
@@ -52,8 +50,6 @@ class _Worker:
     """One child process serving jobs of one name, one at a time."""
 
     def __init__(self, job: str) -> None:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, env.get("PYTHONPATH")) if p)
         self.job = job
         self._buffer = b""
         try:
@@ -62,7 +58,6 @@ class _Worker:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
-                env=env,
                 start_new_session=True,  # Ctrl-C in a terminal reaches the caller, which ends its workers
             )
         except OSError as exc:
