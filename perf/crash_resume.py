@@ -412,8 +412,9 @@ def main() -> None:
             lambda: any(work.glob(".crashed-export.partial-*")),
         )
         kills += [kill for kill in (score_kill, export_kill) if kill is not None]
-        leftovers = sorted(p.name for p in work.glob(".crashed-export.*"))
         export_code, _, export_tail = mcot(export, env)
+        # what the killed export staged beside --out must be gone once the same export has run again
+        leftovers = sorted(p.name for p in work.glob(".crashed-export.*"))
         records = work / "crashed-export" / "records.jsonl"
         exported = len(read_jsonl(records)) if records.is_file() else 0
         model.stop()
@@ -452,7 +453,7 @@ def main() -> None:
         print(f"judge: score exit {score_code} after the kill; {judge_twice} judge answers repaid")
         print(
             f"export: exit {export_code} after the kill{'' if export_kill else ' (no kill landed mid-export)'}, "
-            f"{exported} records of {state['pairs']} pairs; left behind by the killed export: {leftovers or 'nothing'}"
+            f"{exported} records of {state['pairs']} pairs; left behind by the killed export after the re-run: {leftovers or 'nothing'}"
         )
         if export_code != 0:
             print(f"  {export_tail.strip()[-400:]}")

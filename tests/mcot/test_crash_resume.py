@@ -48,3 +48,4 @@ def test_kills_lose_duplicate_and_repay_nothing_and_scores_match(tmp_path: Path)
     assert details["scores_differ_otherwise"] == "0", proc.stdout
     assert figures["scores_equal"] == "True" or int(details["repaid_at_kill"]) > 0, proc.stdout
     assert details["exported"] == "32"
+    assert "left behind by the killed export after the re-run: nothing" in proc.stdout, proc.stdout
