@@ -26,10 +26,10 @@ from PIL import Image
 from agents.fake_provider import Fail, FakeProvider, ImageReply, Reply
 from benchmarks.item import Item, write_items
 
-OPENAI_KEY = "sk-proj-Q7xK2mP9vR4tL8wN3zB6cF1hJ5dG0sYaE"
-ANTHROPIC_KEY = "sk-ant-api03-Zr8Tq3Lm6Vx1Nb4Wc9Pk2Hj7Fd5Gs0Ya"
-TOKEN_KEY = "Mq4Rz8Lt2Vx6Nb0Wc3Pk7Hj1Fd5Gs9YaE2TuKiOp"  # 40 characters, shaped like no known key
-USERINFO_KEY = "Ux5Vb9Nm3Kq7Wr1Tz6Yp0Hs4Jd8Lf2Gc"
+OPENAI_KEY = "sk-proj-FAKE-test-key-for-mcot-security-tests-0000"  # obviously fake, shaped like a key
+ANTHROPIC_KEY = "sk-ant-api03-FAKE-test-key-for-mcot-security-tests-0000"
+TOKEN_KEY = "FAKEtokenFORmcotSECURITYtestsNOTaREALkey"  # 40 characters, shaped like no known key
+USERINFO_KEY = "FAKEuserinfoPASSWORDforTESTS00"
 SECRETS = {"openai": OPENAI_KEY, "anthropic": ANTHROPIC_KEY, "token40": TOKEN_KEY, "userinfo": USERINFO_KEY}
 
 
