@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.item import ITEMS_FILE, Item, ItemError, read_items
-from eval.rundir import ITEMS_COPY, RunDir, file_sha256, now_iso, write_text_atomic
+from eval.rundir import ITEMS_COPY, RunDir, file_sha256, latest_by_key, now_iso, write_text_atomic
 from mcot.arms import Arm, parse_arms
 from mcot.errors import UsageError
 from mcot.failures import FailureSummary, summarize_failures
@@ -215,7 +215,7 @@ def validate(config: RunConfig) -> None:
 EXECUTORS = ("local", "ray")
 
 
-def solve_recipe(config: RunConfig, items_dir: Path) -> Any:
+def solve_recipe(config: RunConfig) -> Any:
     """Return the picklable recipe every worker builds the run's solvers from."""
     from agents import Budget
     from agents.limits import RateLimits
@@ -241,25 +241,27 @@ def solve_recipe(config: RunConfig, items_dir: Path) -> Any:
         timeout_s=config.request_timeout_s,
         limits=limits,
         cache_dir=config.cache_dir,
-        items_dir=items_dir,
     )
 
 
 async def run_items_async(config: RunConfig, *, bar: bool = False, handle_signals: bool = True) -> RunSummary:
     """Solve all pending (item, arm) pairs of a chat run; return counts. Finished pairs are never redone."""
-    from agents import load_model, prompt_hashes
+    from agents import prompt_hashes
     from mcot.executors import ExecutorError
     from mcot.pacing import AdaptiveConcurrency
     from mcot.spending import check_priced
 
     started = time.perf_counter()
     validate(config)
-    # a bad spec or a missing key fails here, before anything is written
-    backend = load_model(config.model, base_url=config.base_urls() or None)
-    check_priced(config.max_cost_usd, backend.provider, backend.model, config.model)
-    run_dir = RunDir(Path(config.out))
     aimd = AdaptiveConcurrency(config.concurrency)
     observer = CallObserver(aimd)
+    recipe = solve_recipe(config)
+    # a bad spec or a missing key fails here, before anything is written; in this process these solvers do the work
+    solvers = recipe.build_solvers(observer)
+    first = next(iter(solvers.values()))
+    backend = first.backend
+    check_priced(config.max_cost_usd, backend.provider, backend.model, config.model)
+    run_dir = RunDir(Path(config.out))
     preflight(config)  # a missing extra or a Ray address nothing listens on fails here, before anything is written
     items_dir = prepare_dataset(config.data, config.format, run_dir.root)
     items, frozen, dataset = select_items(items_dir, config.limit)
@@ -271,9 +273,6 @@ async def run_items_async(config: RunConfig, *, bar: bool = False, handle_signal
             check_dataset(dataset.sha256)
         except ModelSpecError as exc:
             raise UsageError(str(exc)) from exc
-    recipe = solve_recipe(config, items_dir)
-    solvers = recipe.build_solvers(None)
-    first = next(iter(solvers.values()))
     solver_info = {key: value for key, value in first.describe().items() if key not in ("arm", "tools")}
     manifest = build_manifest(
         model={"spec": config.model, "base_url": _public_urls(config.base_urls())},
@@ -287,7 +286,7 @@ async def run_items_async(config: RunConfig, *, bar: bool = False, handle_signal
     manifest = open_or_refuse(run_dir, manifest, frozen, config.concurrency)
     pacing = Pacing(config.concurrency, config.max_cost_usd, config.log_every_s, bar, handle_signals)
     order = _ensure_schedule(run_dir, manifest, items, [arm.name for arm in config.arms], config.schedule_seed())
-    executor = make_executor(config, run_dir, items_dir, recipe, observer)
+    executor = make_executor(config, run_dir, items_dir, recipe, solvers, observer)
     try:
         try:
             await executor.start()
@@ -325,8 +324,16 @@ def preflight(config: RunConfig) -> None:
         probe(address)
 
 
-def make_executor(config: RunConfig, run_dir: RunDir, items_dir: Path, recipe: Any, observer: CallObserver) -> Any:
-    """Return the executor `--workers`/`--executor` ask for: in this process, local worker processes, or Ray."""
+def make_executor(
+    config: RunConfig,
+    run_dir: RunDir,
+    items_dir: Path,
+    recipe: Any,
+    solvers: dict[str, Solver],
+    observer: CallObserver,
+) -> Any:
+    """Return the executor `--workers`/`--executor` ask for: in this process (with `solvers`), local worker
+    processes or Ray actors (each building its own from `recipe`)."""
     from mcot.executors import InProcessExecutor, ProcessExecutor, RayExecutor
 
     if config.executor == "ray":  # --workers left at 1: one actor per CPU of the cluster
@@ -334,7 +341,7 @@ def make_executor(config: RunConfig, run_dir: RunDir, items_dir: Path, recipe: A
         return RayExecutor(run_dir, items_dir, recipe, address=config.ray_address, workers=workers, observer=observer)
     if config.workers > 1:
         return ProcessExecutor(run_dir, items_dir, recipe, workers=config.workers, observer=observer)
-    return InProcessExecutor(run_dir, items_dir, recipe.build_solvers(observer))
+    return InProcessExecutor(run_dir, items_dir, solvers)
 
 
 @dataclass
@@ -423,7 +430,7 @@ async def drive(
     by_id = {item.id: item for item in items}
     arms = {arm for _, arm in order}
     earlier = run_dir.result_lines()
-    done = {key for key, record in run_dir.results().items() if record.get("status") in DONE_STATUSES}
+    done = {key for key, record in latest_by_key(earlier).items() if record.get("status") in DONE_STATUSES}
     pending = [(by_id[item_id], arm) for item_id, arm in order if (item_id, arm) not in done]
     summary = RunSummary(run_dir=run_dir.root, total=len(items) * len(arms), max_cost_usd=pacing.max_cost_usd)
     summary.skipped_done = summary.total - len(pending)

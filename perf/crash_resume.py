@@ -39,8 +39,6 @@ Run: python perf/crash_resume.py [--items 60] [--kills 10] [--seed 0] [--rate 0.
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import random
 import re
@@ -55,10 +53,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from soak import FINAL_STATUSES, child_env, generate, pair_lines  # the sibling script (python puts perf/ on the path)
+
 from agents.fake_provider import FakeProvider, Faults, JudgeAgent, Paid, SoakAgent
 from eval.rundir import read_jsonl
 
-FINAL_STATUSES = ("ok", "budget")
 """Statuses a resume keeps (mcot.runner.DONE_STATUSES): a pair with two such lines was solved twice."""
 REFERENCE = re.compile(r"Reference ([0-9a-f]{16})\.")
 """How `SoakAgent` names the conversation in its final answer: the ledger's predictions map pairs to it."""
@@ -81,16 +80,6 @@ class Landed:
     killed: bool
     code: int
     wall_s: float
-
-
-def child_env(wire: str) -> dict[str, str]:
-    """Return the environment of a child mcot: dummy keys, plain progress lines, no SDK base URL of the user's."""
-    env = {
-        k: v for k, v in os.environ.items() if k not in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "MCOT_JUDGE_CACHE")
-    }
-    env["CI"] = "1"
-    env["OPENAI_API_KEY" if wire == "openai-compatible" else "ANTHROPIC_API_KEY"] = "dummy"
-    return env
 
 
 def mcot(args: list[str], env: dict[str, str], timeout_s: float = 1800.0) -> tuple[int, float, str]:
@@ -171,12 +160,11 @@ def conversations_finished(run: Path) -> dict[str, tuple[str, str]]:
 
 def ledger_audit(run: Path) -> dict[str, int]:
     """Return pairs, lost (no final line), duplicated (more than one final line), stray and not-ok counts."""
-    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
-    arms = [str(arm["name"]) for arm in manifest["arms"]]
-    pairs = {(str(row["id"]), arm): 0 for row in read_jsonl(run / "items.jsonl") for arm in arms}
+    keys, lines = pair_lines(run)
+    pairs = dict.fromkeys(keys, 0)
     latest: dict[tuple[str, str], str] = {}
     stray = 0
-    for line in read_jsonl(run / "results.jsonl"):
+    for line in lines:
         key = (str(line.get("id")), str(line.get("mode")))
         if key not in pairs:
             stray += 1
@@ -276,21 +264,6 @@ def run_to_end(command: list[str], env: dict[str, str], passes: int) -> tuple[in
     return code, wall
 
 
-def supports_cache(env: dict[str, str]) -> bool:
-    """Return whether this mcot's `run` takes --cache."""
-    _, _, text = mcot(["run", "--help"], env, 120)
-    return "--cache" in text
-
-
-def generate(n_items: int, seed: int, out: Path) -> None:
-    """Write at least `n_items` generated game items to `out`."""
-    code, _, tail = mcot(
-        ["gen", "games", "--n", str(math.ceil(n_items / 6)), "--seed", str(seed), "--out", str(out)], dict(os.environ)
-    )
-    if code != 0:
-        raise SystemExit(f"generating items failed: {tail}")
-
-
 def main() -> None:
     """Run the reference, the crashed run with its kills, score and export with a kill each; print the figures."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -311,13 +284,13 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     env = child_env(args.wire)
-    cache = supports_cache(env) and not args.no_cache
+    cache = not args.no_cache
     with tempfile.TemporaryDirectory(prefix="mcot-crash-") as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         items = work / "items"
         if not (items / "items.jsonl").is_file():
-            generate(args.items, args.seed, items)
+            generate("games", args.items, args.seed, items)
 
         def servers() -> tuple[FakeProvider, FakeProvider]:
             faults = Faults(rate=args.rate, seed=args.seed, hang_s=args.hang_s)

@@ -20,8 +20,8 @@ class SolveRecipe:
     """How to build a run's chat solvers: the model, its endpoints, the arms, the loop's budget, retries,
     rate limits, the response cache.
 
-    `limits` are the run's limits in total: an executor gives each of its N workers `share(N)`. `items_dir` is
-    informational (the executors take the directory the item images are in as their own argument).
+    `limits` are the run's limits in total: an executor gives each of its N workers `share(N)`. The directory the
+    item images are in is the executors' own argument.
     """
 
     model: str
@@ -32,7 +32,6 @@ class SolveRecipe:
     timeout_s: float = 180.0
     limits: RateLimits | None = None
     cache_dir: Path | None = None
-    items_dir: Path | None = None
 
     def share(self, workers: int) -> SolveRecipe:
         """Return the recipe one of `workers` workers builds from: the same, with its share of the rate limits."""
