@@ -21,16 +21,12 @@ class CostBudget:
 
     max_usd: float | None
     spent_usd: float = 0.0
-    unpriced_pairs: int = 0
 
     def add(self, record: dict[str, Any]) -> None:
-        """Add one ledger line's cost (a line without a known cost adds nothing and is counted as unpriced)."""
+        """Add one ledger line's cost (a line without a known cost adds nothing)."""
         cost = (record.get("usage") or {}).get("cost_usd")
-        if cost is None:
-            if record.get("status") == "ok":
-                self.unpriced_pairs += 1
-            return
-        self.spent_usd += float(cost)
+        if cost is not None:
+            self.spent_usd += float(cost)
 
     def add_all(self, records: Iterable[dict[str, Any]]) -> None:
         """Add every ledger line of earlier sessions."""
