@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import statistics
 import tempfile
@@ -80,69 +79,6 @@ def time_procedural(scenes: int, runs: int) -> list[float]:
 # ----------------------------------------------------------------------------- the tiny diffusers pipeline
 
 
-def build_tiny_pipeline(folder: Path) -> Path:
-    """Save a randomly initialised tiny Stable Diffusion pipeline to ``folder`` (64×64 images); return it."""
-    import diffusers
-    import torch
-    from transformers import CLIPTextConfig, CLIPTextModel, CLIPTokenizer
-
-    torch.manual_seed(0)
-    unet = diffusers.UNet2DConditionModel(
-        block_out_channels=(32, 64),
-        layers_per_block=1,
-        sample_size=32,
-        in_channels=4,
-        out_channels=4,
-        down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"),
-        up_block_types=("CrossAttnUpBlock2D", "UpBlock2D"),
-        cross_attention_dim=32,
-    )
-    vae = diffusers.AutoencoderKL(
-        block_out_channels=(32, 64),
-        in_channels=3,
-        out_channels=3,
-        down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
-        up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"),
-        latent_channels=4,
-        sample_size=64,
-    )
-    text_encoder = CLIPTextModel(
-        CLIPTextConfig(
-            bos_token_id=0,
-            eos_token_id=1,
-            pad_token_id=1,
-            hidden_size=32,
-            intermediate_size=37,
-            num_attention_heads=4,
-            num_hidden_layers=2,
-            vocab_size=128,
-            max_position_embeddings=77,
-        )
-    )
-    vocab_dir = folder.parent / "tokenizer-source"
-    vocab_dir.mkdir(parents=True, exist_ok=True)
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    vocab = {"<|startoftext|>": 0, "<|endoftext|>": 1}
-    vocab.update({c: len(vocab) + i for i, c in enumerate(letters)})
-    vocab.update({c + "</w>": len(vocab) + i for i, c in enumerate(letters)})
-    (vocab_dir / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
-    (vocab_dir / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
-    tokenizer = CLIPTokenizer.from_pretrained(str(vocab_dir), model_max_length=77)
-    scheduler = diffusers.DDIMScheduler(steps_offset=1, clip_sample=False, set_alpha_to_one=False)
-    pipe = diffusers.StableDiffusionPipeline(
-        vae=vae,
-        text_encoder=text_encoder,
-        tokenizer=tokenizer,
-        unet=unet,
-        scheduler=scheduler,
-        safety_checker=None,
-        feature_extractor=None,
-        requires_safety_checker=False,
-    )
-    pipe.save_pretrained(str(folder))
-    return folder
-
-
 class TimedGenerator:
     """A generator passed through unchanged, keeping each response's own pipeline time (usage.pipeline_s)."""
 
@@ -174,6 +110,7 @@ def time_diffusers(images: int, steps: int, size: int) -> dict[str, float] | Non
     except ImportError:
         return None
     from agents.generators import ImageOptions, ImageSolver, load_generator
+    from agents.generators.tiny_pipeline import build_tiny_pipeline
     from benchmarks.item import Item
     from canvas import BlobStore
 
