@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -313,15 +312,9 @@ def preflight(config: RunConfig) -> None:
     """Check, before anything is written, that the executor asked for can be reached (UsageError in one line)."""
     if config.executor != "ray":
         return
-    from mcot.executors.ray_executor import EXTRA_HINT, probe
+    from mcot.executors.ray_executor import reachable
 
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        raise UsageError(f"the Ray executor needs the optional extra `ray`: {EXTRA_HINT}") from None
-    address = config.ray_address or os.environ.get("RAY_ADDRESS")
-    if address and address != "local":
-        probe(address)
+    reachable(config.ray_address)
 
 
 def make_executor(

@@ -57,15 +57,9 @@ def connect(address: str | None = None, *, local_cpus: int = LOCAL_CPUS) -> bool
     one line when the extra is missing or nothing answers at the address (a TCP probe first, so that a dead
     address fails in seconds, not after Ray's minutes of retries). A process already connected keeps its cluster.
     """
-    try:
-        import ray
-    except ImportError:
-        raise UsageError(f"the Ray executor needs the optional extra `ray`: {EXTRA_HINT}") from None
-    target = address or os.environ.get("RAY_ADDRESS") or None
-    if target == "local":
-        target = None
-    if target is not None:
-        probe(target)
+    target = reachable(address)
+    import ray
+
     if ray.is_initialized():
         return False
     try:
@@ -77,6 +71,21 @@ def connect(address: str | None = None, *, local_cpus: int = LOCAL_CPUS) -> bool
         where = f"the Ray cluster at {target}" if target else "a local Ray instance"
         raise UsageError(f"cannot start or reach {where}: {_first_line(exc)}") from None
     return True
+
+
+def reachable(address: str | None = None) -> str | None:
+    """Return the Ray address `connect` would use (None: a local instance), after checking that the extra is
+    installed and that something answers there; raise UsageError in one line otherwise. Starts nothing."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise UsageError(f"the Ray executor needs the optional extra `ray`: {EXTRA_HINT}") from None
+    target = address or os.environ.get("RAY_ADDRESS") or None
+    if target == "local":
+        target = None
+    if target is not None:
+        probe(target)
+    return target
 
 
 def probe(address: str) -> None:
