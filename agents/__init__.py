@@ -3,7 +3,7 @@
 Public surface: `solve`, `Solver`, `ChatSolver`, `load_model`, `register_backend`, `backend_names`, `ask_text`,
 `Budget`, `Prediction`, `Trace`, `Step`, `prompt_hashes`; image generators: `load_generator`,
 `register_generator`, `generator_names`, `ImageSolver`, `ImageOptions`, `ImageRequest`, `ImageResponse`.
-Names are imported on first use, so `import agents.trace` (what eval reads) does not load LangGraph or
+Names are imported on first use, so `import mcot.agents.trace` (what eval reads) does not load LangGraph or
 the provider SDKs. See docs/agent.md.
 """
 
@@ -13,46 +13,46 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "AgentError": "agents.errors",
-    "ModelError": "agents.errors",
-    "ModelSpecError": "agents.errors",
-    "PromptError": "agents.errors",
-    "Budget": "agents.budget",
-    "ModelBackend": "agents.backends.base",
-    "ModelRequest": "agents.backends.base",
-    "ModelResponse": "agents.backends.base",
-    "load_model": "agents.backends",
-    "register_backend": "agents.backends",
-    "backend_names": "agents.backends",
-    "Registry": "agents.registry",
-    "ask_text": "agents.ask",
-    "prompt_hashes": "agents.prompts",
-    "Prediction": "agents.solver",
-    "solve": "agents.solver",
-    "Solver": "agents.solver",
-    "ChatSolver": "agents.solver",
-    "Recorder": "agents.trace",
-    "Step": "agents.trace",
-    "Trace": "agents.trace",
-    "GeneratedImage": "agents.generators",
-    "GeneratorError": "agents.generators",
-    "ImageGenerator": "agents.generators",
-    "ImageRequest": "agents.generators",
-    "ImageResponse": "agents.generators",
-    "generator_names": "agents.generators",
-    "load_generator": "agents.generators",
-    "register_generator": "agents.generators",
-    "ImageOptions": "agents.generators.solver",
-    "ImageSolver": "agents.generators.solver",
+    "AgentError": "mcot.agents.errors",
+    "ModelError": "mcot.agents.errors",
+    "ModelSpecError": "mcot.agents.errors",
+    "PromptError": "mcot.agents.errors",
+    "Budget": "mcot.agents.budget",
+    "ModelBackend": "mcot.agents.backends.base",
+    "ModelRequest": "mcot.agents.backends.base",
+    "ModelResponse": "mcot.agents.backends.base",
+    "load_model": "mcot.agents.backends",
+    "register_backend": "mcot.agents.backends",
+    "backend_names": "mcot.agents.backends",
+    "Registry": "mcot.agents.registry",
+    "ask_text": "mcot.agents.ask",
+    "prompt_hashes": "mcot.agents.prompts",
+    "Prediction": "mcot.agents.solver",
+    "solve": "mcot.agents.solver",
+    "Solver": "mcot.agents.solver",
+    "ChatSolver": "mcot.agents.solver",
+    "Recorder": "mcot.agents.trace",
+    "Step": "mcot.agents.trace",
+    "Trace": "mcot.agents.trace",
+    "GeneratedImage": "mcot.agents.generators",
+    "GeneratorError": "mcot.agents.generators",
+    "ImageGenerator": "mcot.agents.generators",
+    "ImageRequest": "mcot.agents.generators",
+    "ImageResponse": "mcot.agents.generators",
+    "generator_names": "mcot.agents.generators",
+    "load_generator": "mcot.agents.generators",
+    "register_generator": "mcot.agents.generators",
+    "ImageOptions": "mcot.agents.generators.solver",
+    "ImageSolver": "mcot.agents.generators.solver",
 }
 
 if TYPE_CHECKING:
-    from agents.ask import ask_text
-    from agents.backends import backend_names, load_model, register_backend
-    from agents.backends.base import ModelBackend, ModelRequest, ModelResponse
-    from agents.budget import Budget
-    from agents.errors import AgentError, ModelError, ModelSpecError, PromptError
-    from agents.generators import (
+    from mcot.agents.ask import ask_text
+    from mcot.agents.backends import backend_names, load_model, register_backend
+    from mcot.agents.backends.base import ModelBackend, ModelRequest, ModelResponse
+    from mcot.agents.budget import Budget
+    from mcot.agents.errors import AgentError, ModelError, ModelSpecError, PromptError
+    from mcot.agents.generators import (
         GeneratedImage,
         GeneratorError,
         ImageGenerator,
@@ -62,11 +62,11 @@ if TYPE_CHECKING:
         load_generator,
         register_generator,
     )
-    from agents.generators.solver import ImageOptions, ImageSolver
-    from agents.prompts import prompt_hashes
-    from agents.registry import Registry
-    from agents.solver import ChatSolver, Prediction, Solver, solve
-    from agents.trace import Recorder, Step, Trace
+    from mcot.agents.generators.solver import ImageOptions, ImageSolver
+    from mcot.agents.prompts import prompt_hashes
+    from mcot.agents.registry import Registry
+    from mcot.agents.solver import ChatSolver, Prediction, Solver, solve
+    from mcot.agents.trace import Recorder, Step, Trace
 
 
 def __getattr__(name: str) -> Any:

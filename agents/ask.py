@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.backends import load_model
-from agents.backends.base import ModelBackend, ModelRequest
-from agents.messages import ImagePart, Message, TextPart, sniff_media_type
+from mcot.agents.backends import load_model
+from mcot.agents.backends.base import ModelBackend, ModelRequest
+from mcot.agents.messages import ImagePart, Message, TextPart, sniff_media_type
 
 
 async def ask_text(

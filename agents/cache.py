@@ -23,8 +23,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from agents.backends.base import ModelBackend, ModelRequest, ModelResponse, ToolSet, Usage
-from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
+from mcot.agents.backends.base import ModelBackend, ModelRequest, ModelResponse, ToolSet, Usage
+from mcot.agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
 
 SHORT = 12
 """Hex digits of a part's digest in `request_parts` (and in trace steps)."""
@@ -261,7 +261,7 @@ class CachedBackend:
 
     def store(self, key: str, response: ModelResponse) -> Path:
         """Write a response under `key` atomically (a temporary sibling, then a rename); return its path."""
-        from benchmarks.files import write_text_atomic
+        from mcot.benchmarks.files import write_text_atomic
 
         text = json.dumps(response_to_json(response, self.inner.spec), ensure_ascii=False)
         return write_text_atomic(self.path(key), text)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from agents.retry import Failure
+from mcot.agents.retry import Failure
 
 T = TypeVar("T")
 

@@ -16,9 +16,8 @@ from typing import Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
-
-from agents.messages import ToolCall
-from agents.session import Session
+from mcot.agents.messages import ToolCall
+from mcot.agents.session import Session
 
 
 class LoopState(TypedDict):

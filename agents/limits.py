@@ -18,8 +18,8 @@ import weakref
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from agents.backends.base import ModelBackend, ModelRequest, ModelResponse, SchemaFlavor, ToolSet
-from agents.messages import ImagePart, TextPart, ToolResultPart
+from mcot.agents.backends.base import ModelBackend, ModelRequest, ModelResponse, SchemaFlavor, ToolSet
+from mcot.agents.messages import ImagePart, TextPart, ToolResultPart
 
 if TYPE_CHECKING:
     from aiolimiter import AsyncLimiter

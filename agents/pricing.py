@@ -15,7 +15,7 @@ from typing import Any
 @cache
 def price_table() -> dict[str, dict[str, dict[str, float]]]:
     """Return {provider: {model: {"input": usd_per_mtok, "output": usd_per_mtok}}} from prices.json."""
-    text = resources.files("agents").joinpath("prices.json").read_text(encoding="utf-8")
+    text = resources.files("mcot.agents").joinpath("prices.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data["providers"]
 
@@ -23,7 +23,7 @@ def price_table() -> dict[str, dict[str, dict[str, float]]]:
 @cache
 def image_price_table() -> dict[str, dict[str, dict[str, Any]]]:
     """Return {provider: {model: entry}} of the image prices in prices.json (see its "images"."about")."""
-    text = resources.files("agents").joinpath("prices.json").read_text(encoding="utf-8")
+    text = resources.files("mcot.agents").joinpath("prices.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data.get("images", {}).get("providers", {})
 

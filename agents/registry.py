@@ -1,6 +1,6 @@
 """A small registry of named factories (provider name → factory) that reads `provider:argument` specs.
 
-Model backends register in one (`agents.backends`); image generators (a later issue) will use another
+Model backends register in one (`mcot.agents.backends`); image generators (a later issue) will use another
 instance. An unknown spec is answered with a did-you-mean: `openai/gpt-4o` suggests `openai:gpt-4o`, a
 misspelt provider the close one, and the message always lists the known providers.
 """

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from agents.errors import ModelError
+from mcot.agents.errors import ModelError
 
 T = TypeVar("T")
 RETRY_STATUSES = frozenset({408, 409, 429})

@@ -16,21 +16,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from agents.backends.base import ModelBackend, ModelRequest, ToolSet
-from agents.budget import Budget
-from agents.cache import digest_request
-from agents.errors import AgentError, ModelError
-from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart, limit_canvas_images, system, user
-from agents.prompts import load_prompt, render_task
-from agents.toolbox import Toolbox, ToolOutcome, outcome
-from agents.trace import DrawnBy, Recorder
+from mcot.agents.backends.base import ModelBackend, ModelRequest, ToolSet
+from mcot.agents.budget import Budget
+from mcot.agents.cache import digest_request
+from mcot.agents.errors import AgentError, ModelError
+from mcot.agents.messages import (
+    ImagePart,
+    Message,
+    TextPart,
+    ToolCall,
+    ToolResultPart,
+    limit_canvas_images,
+    system,
+    user,
+)
+from mcot.agents.prompts import load_prompt, render_task
+from mcot.agents.toolbox import Toolbox, ToolOutcome, outcome
+from mcot.agents.trace import DrawnBy, Recorder
 
 BLANK_CANVAS = (1024, 768)
 _MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 
 
 class Blobs(Protocol):
-    """The part of canvas.BlobStore a solve uses."""
+    """The part of mcot.canvas.BlobStore a solve uses."""
 
     def put(self, data: bytes, suffix: str = ".png") -> str: ...
 
@@ -55,9 +64,8 @@ def blob_path(sha: str, suffix: str = ".png") -> str:
 
 def image_part(path: Path, *, canvas: bool = False) -> ImagePart:
     """Return an image file as an ImagePart: PNG, JPEG, GIF and WEBP as they are, other formats as PNG."""
+    from mcot.canvas import MAX_PIXELS, CanvasError
     from PIL import Image
-
-    from canvas import MAX_PIXELS, CanvasError
 
     data = Path(path).read_bytes()
     with Image.open(io.BytesIO(data)) as image:
@@ -153,7 +161,7 @@ class Session:
         self.messages = [system(prompt), user(note, image, *extra, task)]
 
     def _open_canvas(self, path: Path | None) -> Any:
-        from canvas import Canvas
+        from mcot.canvas import Canvas
 
         return Canvas.from_path(path) if path is not None else Canvas(size=BLANK_CANVAS)
 
@@ -330,7 +338,7 @@ class Session:
 
 def drawn_by(tool: str) -> DrawnBy:
     """Return who drew a tool step's geometry: "model" for a canvas operation, "tool" for any other tool."""
-    from tools.canvas_ops import CANVAS_TOOLS
+    from mcot.tools.canvas_ops import CANVAS_TOOLS
 
     return "model" if tool in CANVAS_TOOLS else "tool"
 

@@ -2,7 +2,7 @@
 
 A `Solver` is what a runner drives: an arm label, a `describe()` for the run manifest and an async `solve`.
 `ChatSolver` is a chat model in one arm (text, canvas, tools or a custom tool list); an image generator is a
-Solver too (`agents.generators.solver.ImageSolver`), so the runner never needs to know which kind it runs.
+Solver too (`mcot.agents.generators.solver.ImageSolver`), so the runner never needs to know which kind it runs.
 """
 
 from __future__ import annotations
@@ -14,18 +14,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from langgraph.errors import GraphRecursionError
-
-from agents.backends import load_model
-from agents.backends.base import ModelBackend, redactor, sampling_support
-from agents.budget import Budget
-from agents.graph import initial_state, run_text_loop, solver_graph
-from agents.pricing import cost_usd
-from agents.session import Blobs, MemoryBlobs, Session
-from agents.toolbox import RegistryToolbox, Toolbox, toolset
-from agents.trace import Trace
+from mcot.agents.backends import load_model
+from mcot.agents.backends.base import ModelBackend, redactor, sampling_support
+from mcot.agents.budget import Budget
+from mcot.agents.graph import initial_state, run_text_loop, solver_graph
+from mcot.agents.pricing import cost_usd
+from mcot.agents.session import Blobs, MemoryBlobs, Session
+from mcot.agents.toolbox import RegistryToolbox, Toolbox, toolset
+from mcot.agents.trace import Trace
 
 if TYPE_CHECKING:
-    from benchmarks.item import Item
+    from mcot.benchmarks.item import Item
 
 Status = Literal["ok", "error", "budget"]
 
@@ -82,14 +81,14 @@ async def solve(
     """Return the prediction and trace of solving `item` with `model` in the arm `mode`.
 
     `mode` is the arm's name; `tools` the exact tool names it offers (None: the named toolset of
-    `tools.toolsets.toolset(mode)`, so "text", "canvas" and "tools" need no list). No tools means the text
+    `mcot.tools.toolsets.toolset(mode)`, so "text", "canvas" and "tools" need no list). No tools means the text
     loop (one answer in words); any tools, the canvas loop offering exactly those. Only the item's prompt
     view (question, images, choices) reaches the model. `view_root` is the items directory its image paths
-    are relative to; images go to `blobs` (a canvas.BlobStore; in memory when None). An unknown arm, or a tool
+    are relative to; images go to `blobs` (a mcot.canvas.BlobStore; in memory when None). An unknown arm, or a tool
     the toolbox lacks, raises ValueError; failures of the item never raise: they come back as status
     "error" (or "budget") with a message.
     """
-    from benchmarks.item import prompt_view
+    from mcot.benchmarks.item import prompt_view
 
     offered = _arm_tools(mode) if tools is None else tuple(tools)
     budget = budget or Budget()
@@ -169,8 +168,8 @@ def _size(canvas: Any) -> dict[str, int]:
 
 def _arm_tools(arm: str) -> tuple[str, ...]:
     """Return the tools of a named arm ("text", "canvas", "tools"); raise ValueError for another name."""
-    from tools.errors import ToolError
-    from tools.toolsets import toolset as named_toolset
+    from mcot.tools.errors import ToolError
+    from mcot.tools.toolsets import toolset as named_toolset
 
     try:
         return named_toolset(arm)

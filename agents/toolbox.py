@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agents.backends.base import SchemaFlavor, ToolSet
+from mcot.agents.backends.base import SchemaFlavor, ToolSet
 
 
 @dataclass(frozen=True)
 class ToolOutcome:
-    """A tool call's outcome as the loop uses it (mirrors tools.ToolResult)."""
+    """A tool call's outcome as the loop uses it (mirrors mcot.tools.ToolResult)."""
 
     ok: bool
     text: str
@@ -38,7 +38,7 @@ class Toolbox(Protocol):
 
 
 class RegistryToolbox:
-    """The tools package: every registered tool, schemas from tools.openai_tools / anthropic_tools / …
+    """The tools package: every registered tool, schemas from mcot.tools.openai_tools / anthropic_tools / …
 
     Schemas are built once per (flavour, tool names) for the whole process, not once per item: building
     them walks every argument model through pydantic.
@@ -46,13 +46,13 @@ class RegistryToolbox:
 
     def names(self) -> tuple[str, ...]:
         """Return every registered tool name."""
-        import tools
+        from mcot import tools
 
         return tuple(tools.registry())
 
     def has(self, name: str) -> bool:
         """Return whether a tool is registered as `name` (without loading every tool module when it is)."""
-        from tools.registry import lookup
+        from mcot.tools.registry import lookup
 
         return lookup(name) is not None
 
@@ -61,8 +61,8 @@ class RegistryToolbox:
         return list(_registry_schemas(flavor, tuple(names)))
 
     def call(self, name: str, arguments: dict[str, Any] | str, canvas: Any) -> Any:
-        """Run one tool through tools.call."""
-        import tools
+        """Run one tool through mcot.tools.call."""
+        from mcot import tools
 
         return tools.call(name, arguments, canvas)
 
@@ -73,7 +73,7 @@ _SCHEMAS: dict[tuple[str, tuple[str, ...]], tuple[tuple[Any, ...], list[dict[str
 
 def _registry_schemas(flavor: SchemaFlavor, names: tuple[str, ...]) -> list[dict[str, Any]]:
     """Return the registry's tool entries for a flavour, rebuilt only when one of the named tools was re-registered."""
-    import tools
+    from mcot import tools
 
     registered = tools.registry()
     specs = tuple(registered.get(name) for name in names)
@@ -101,7 +101,7 @@ def toolset(toolbox: Toolbox, names: Sequence[str]) -> ToolSet:
 
 
 def outcome(result: Any) -> ToolOutcome:
-    """Return a ToolOutcome from any tools.ToolResult-shaped object."""
+    """Return a ToolOutcome from any mcot.tools.ToolResult-shaped object."""
     return ToolOutcome(
         ok=bool(getattr(result, "ok", False)),
         text=str(getattr(result, "text", "")),

@@ -7,7 +7,7 @@ operations in order, which is all `Canvas.replay` needs to rebuild every snapsho
 A model step records `sampling`, the sampling fields its request sent (`{"temperature": 0.0, "seed": 7}`;
 keys the backend does not send are left out). A tool step records `drawn_by`: "model" for a canvas
 operation the model issued itself, "tool" for any other tool (geometry a domain tool drew with `draw=true`).
-A model step also records `request_key` (the sha256 key of its request, `agents.cache.request_key`),
+A model step also records `request_key` (the sha256 key of its request, `mcot.agents.cache.request_key`),
 `request_parts` (the key's parts as short digests, to tell what changed between two runs), `cached` (True when
 the response cache served it: its tokens were not paid) and `tool_calls_in_text` (the calls were parsed from
 the text). Old traces lack these fields; `replay:RUN` needs them.
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from benchmarks.files import write_text_atomic
+from mcot.benchmarks.files import write_text_atomic
 
 StepKind = Literal["model", "tool", "observation"]
 DrawnBy = Literal["model", "tool"]

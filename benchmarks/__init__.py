@@ -1,5 +1,14 @@
 """Benchmark items: the mcot item format, native loaders and generators with exact ground truth."""
 
-from benchmarks.item import Item, ItemError, ItemsWriter, PromptView, iter_items, prompt_view, read_items, write_items
+from mcot.benchmarks.item import (
+    Item,
+    ItemError,
+    ItemsWriter,
+    PromptView,
+    iter_items,
+    prompt_view,
+    read_items,
+    write_items,
+)
 
 __all__ = ["Item", "ItemError", "ItemsWriter", "PromptView", "iter_items", "prompt_view", "read_items", "write_items"]

@@ -8,9 +8,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from mcot.benchmarks.files import temporary_dir
 from pydantic import BaseModel, ConfigDict, Field
-
-from benchmarks.files import temporary_dir
 
 AnswerType = Literal["choice", "number", "text", "yesno", "rating", "image"]
 ITEMS_FILE = "items.jsonl"

@@ -11,28 +11,28 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "BlobStore": "canvas._blobs",
-    "OPS": "canvas._canvas",
-    "Canvas": "canvas._canvas",
-    "Checkpoint": "canvas._canvas",
-    "CanvasError": "canvas._errors",
-    "MAX_COORD": "canvas._limits",
-    "MAX_ELEMENTS": "canvas._limits",
-    "MAX_PIXELS": "canvas._limits",
-    "MAX_SIDE": "canvas._limits",
-    "MAX_WIDTH": "canvas._limits",
-    "Element": "canvas._types",
-    "Observation": "canvas._types",
-    "Snapshot": "canvas._types",
+    "BlobStore": "mcot.canvas._blobs",
+    "OPS": "mcot.canvas._canvas",
+    "Canvas": "mcot.canvas._canvas",
+    "Checkpoint": "mcot.canvas._canvas",
+    "CanvasError": "mcot.canvas._errors",
+    "MAX_COORD": "mcot.canvas._limits",
+    "MAX_ELEMENTS": "mcot.canvas._limits",
+    "MAX_PIXELS": "mcot.canvas._limits",
+    "MAX_SIDE": "mcot.canvas._limits",
+    "MAX_WIDTH": "mcot.canvas._limits",
+    "Element": "mcot.canvas._types",
+    "Observation": "mcot.canvas._types",
+    "Snapshot": "mcot.canvas._types",
 }
 """Names are imported on first use: a run's blob store does not load cairo (and its declaration parsing)."""
 
 if TYPE_CHECKING:
-    from canvas._blobs import BlobStore
-    from canvas._canvas import OPS, Canvas, Checkpoint
-    from canvas._errors import CanvasError
-    from canvas._limits import MAX_COORD, MAX_ELEMENTS, MAX_PIXELS, MAX_SIDE, MAX_WIDTH
-    from canvas._types import Element, Observation, Snapshot
+    from mcot.canvas._blobs import BlobStore
+    from mcot.canvas._canvas import OPS, Canvas, Checkpoint
+    from mcot.canvas._errors import CanvasError
+    from mcot.canvas._limits import MAX_COORD, MAX_ELEMENTS, MAX_PIXELS, MAX_SIDE, MAX_WIDTH
+    from mcot.canvas._types import Element, Observation, Snapshot
 
 
 def __getattr__(name: str) -> Any:

@@ -7,8 +7,8 @@ import hashlib
 import re
 from pathlib import Path
 
-from canvas._errors import CanvasError
-from canvas._files import write_bytes_atomic
+from mcot.canvas._errors import CanvasError
+from mcot.canvas._files import write_bytes_atomic
 
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 _SUFFIX = re.compile(r"^\.[a-z0-9]{1,8}$")

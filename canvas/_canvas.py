@@ -11,18 +11,17 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from mcot.canvas import _render
+from mcot.canvas import _validate as v
+from mcot.canvas._elements import build_props, transformed, updated_props
+from mcot.canvas._errors import CanvasError
+from mcot.canvas._geometry import Affine, reflection, rotation, scaling, translation
+from mcot.canvas._image import check_size, flatten, open_image
+from mcot.canvas._limits import MAX_ELEMENTS, MAX_SCALE, MAX_SIDE, MAX_ZOOM, MAX_ZOOM_SIDE, MIN_GRID_STEP
+from mcot.canvas._png import encode_png
+from mcot.canvas._svg import svg_document
+from mcot.canvas._types import Element, Observation, Snapshot
 from PIL import Image
-
-from canvas import _render
-from canvas import _validate as v
-from canvas._elements import build_props, transformed, updated_props
-from canvas._errors import CanvasError
-from canvas._geometry import Affine, reflection, rotation, scaling, translation
-from canvas._image import check_size, flatten, open_image
-from canvas._limits import MAX_ELEMENTS, MAX_SCALE, MAX_SIDE, MAX_ZOOM, MAX_ZOOM_SIDE, MIN_GRID_STEP
-from canvas._png import encode_png
-from canvas._svg import svg_document
-from canvas._types import Element, Observation, Snapshot
 
 PNG_LEVEL = 1
 """zlib level for every PNG the canvas encodes: level 1 is several times cheaper than the default at a

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from canvas import _validate as v
-from canvas._errors import CanvasError
-from canvas._geometry import Affine
-from canvas._limits import MAX_MARKER_RADIUS, MAX_RADIUS, MAX_TEXT_SIZE, MAX_WIDTH
-from canvas._types import Element
+from mcot.canvas import _validate as v
+from mcot.canvas._errors import CanvasError
+from mcot.canvas._geometry import Affine
+from mcot.canvas._limits import MAX_MARKER_RADIUS, MAX_RADIUS, MAX_TEXT_SIZE, MAX_WIDTH
+from mcot.canvas._types import Element
 
 Validator = Callable[[str, Any], Any]
 REQUIRED = object()

@@ -5,10 +5,9 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+from mcot.canvas._errors import CanvasError
+from mcot.canvas._limits import MAX_PIXELS, MAX_SIDE
 from PIL import Image
-
-from canvas._errors import CanvasError
-from canvas._limits import MAX_PIXELS, MAX_SIDE
 
 
 def check_size(width: int, height: int, what: str, *, pixel_limit: bool = True) -> None:

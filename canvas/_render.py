@@ -11,10 +11,9 @@ import sys
 from functools import lru_cache
 
 import cairocffi as cairo
+from mcot.canvas._types import Element
+from mcot.canvas._validate import rgb
 from PIL import Image
-
-from canvas._types import Element
-from canvas._validate import rgb
 
 FONT_FACE = "DejaVu Sans"
 """Font used for labels, text and grid labels (the toy cairo font API through fontconfig)."""

@@ -8,10 +8,9 @@ import math
 from collections.abc import Iterable
 from xml.sax.saxutils import escape, quoteattr
 
+from mcot.canvas._render import FONT_FACE, default_grid_step
+from mcot.canvas._types import Element
 from PIL import Image
-
-from canvas._render import FONT_FACE, default_grid_step
-from canvas._types import Element
 
 
 def _n(v: float) -> str:

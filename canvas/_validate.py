@@ -12,10 +12,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from mcot.canvas._errors import CanvasError
+from mcot.canvas._limits import MAX_COORD, MAX_PATH_POINTS, MAX_TEXT_CHARS
 from PIL import ImageColor
-
-from canvas._errors import CanvasError
-from canvas._limits import MAX_COORD, MAX_PATH_POINTS, MAX_TEXT_CHARS
 
 _HEX = re.compile(r"^#(?:[0-9a-fA-F]{6}|[0-9a-fA-F]{3})$")
 

@@ -1,8 +1,8 @@
 """Scoring for mcot: answer extraction, matching, judges, benchmark metrics, statistics, trace verifiers, reports.
 
 The public surface is re-exported here; docs/scoring.md describes each protocol. A benchmark plugs its
-protocol, report tables and trace verifier in through `register_scoring` (eval.registry). Names are imported
-on first use, so that `import eval.rundir` (what `mcot run` needs) does not load numpy and every protocol.
+protocol, report tables and trace verifier in through `register_scoring` (mcot.eval.registry). Names are imported
+on first use, so that `import mcot.eval.rundir` (what `mcot run` needs) does not load numpy and every protocol.
 """
 
 from __future__ import annotations
@@ -11,76 +11,76 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "advice": "eval.advice",
-    "Comparison": "eval.compare",
-    "compare_runs": "eval.compare",
-    "EvalError": "eval.errors",
-    "JudgeError": "eval.errors",
-    "TemplateError": "eval.errors",
-    "extract_boxed": "eval.extract",
-    "extract_choice": "eval.extract",
-    "extract_json": "eval.extract",
-    "extract_rating": "eval.extract",
-    "extract_yes_no_answers": "eval.extract",
-    "JudgeCache": "eval.judges",
-    "JudgeModel": "eval.judges",
-    "JudgeReply": "eval.judges",
-    "Template": "eval.judges",
-    "ask_judge": "eval.judges",
-    "load_templates": "eval.judges",
-    "Match": "eval.match",
-    "match_answer": "eval.match",
-    "parse_number": "eval.match",
-    "parse_quantity": "eval.match",
-    "Table": "eval.metrics",
-    "benchmark_tables": "eval.metrics",
-    "micro_mean": "eval.metrics",
-    "scaled_proximity_score": "eval.metrics",
-    "Scorer": "eval.protocols",
-    "ScoringSpec": "eval.registry",
-    "register_scoring": "eval.registry",
-    "scoring_spec": "eval.registry",
-    "unregister_scoring": "eval.registry",
-    "build_report": "eval.report",
-    "write_report": "eval.report",
-    "Run": "eval.rundir",
-    "Score": "eval.rundir",
-    "check_frozen_items": "eval.rundir",
-    "open_run": "eval.rundir",
-    "read_scores": "eval.rundir",
-    "write_scores": "eval.rundir",
-    "ScoreSummary": "eval.scoring",
-    "score_run": "eval.scoring",
-    "mcnemar_exact": "eval.stats",
-    "paired_bootstrap": "eval.stats",
-    "plcc": "eval.stats",
-    "srcc": "eval.stats",
-    "wilson_interval": "eval.stats",
-    "TraceVerdict": "eval.verify",
-    "verify_trace": "eval.verify",
+    "advice": "mcot.eval.advice",
+    "Comparison": "mcot.eval.compare",
+    "compare_runs": "mcot.eval.compare",
+    "EvalError": "mcot.eval.errors",
+    "JudgeError": "mcot.eval.errors",
+    "TemplateError": "mcot.eval.errors",
+    "extract_boxed": "mcot.eval.extract",
+    "extract_choice": "mcot.eval.extract",
+    "extract_json": "mcot.eval.extract",
+    "extract_rating": "mcot.eval.extract",
+    "extract_yes_no_answers": "mcot.eval.extract",
+    "JudgeCache": "mcot.eval.judges",
+    "JudgeModel": "mcot.eval.judges",
+    "JudgeReply": "mcot.eval.judges",
+    "Template": "mcot.eval.judges",
+    "ask_judge": "mcot.eval.judges",
+    "load_templates": "mcot.eval.judges",
+    "Match": "mcot.eval.match",
+    "match_answer": "mcot.eval.match",
+    "parse_number": "mcot.eval.match",
+    "parse_quantity": "mcot.eval.match",
+    "Table": "mcot.eval.metrics",
+    "benchmark_tables": "mcot.eval.metrics",
+    "micro_mean": "mcot.eval.metrics",
+    "scaled_proximity_score": "mcot.eval.metrics",
+    "Scorer": "mcot.eval.protocols",
+    "ScoringSpec": "mcot.eval.registry",
+    "register_scoring": "mcot.eval.registry",
+    "scoring_spec": "mcot.eval.registry",
+    "unregister_scoring": "mcot.eval.registry",
+    "build_report": "mcot.eval.report",
+    "write_report": "mcot.eval.report",
+    "Run": "mcot.eval.rundir",
+    "Score": "mcot.eval.rundir",
+    "check_frozen_items": "mcot.eval.rundir",
+    "open_run": "mcot.eval.rundir",
+    "read_scores": "mcot.eval.rundir",
+    "write_scores": "mcot.eval.rundir",
+    "ScoreSummary": "mcot.eval.scoring",
+    "score_run": "mcot.eval.scoring",
+    "mcnemar_exact": "mcot.eval.stats",
+    "paired_bootstrap": "mcot.eval.stats",
+    "plcc": "mcot.eval.stats",
+    "srcc": "mcot.eval.stats",
+    "wilson_interval": "mcot.eval.stats",
+    "TraceVerdict": "mcot.eval.verify",
+    "verify_trace": "mcot.eval.verify",
 }
 
 if TYPE_CHECKING:
-    from eval.advice import advice
-    from eval.compare import Comparison, compare_runs
-    from eval.errors import EvalError, JudgeError, TemplateError
-    from eval.extract import (
+    from mcot.eval.advice import advice
+    from mcot.eval.compare import Comparison, compare_runs
+    from mcot.eval.errors import EvalError, JudgeError, TemplateError
+    from mcot.eval.extract import (
         extract_boxed,
         extract_choice,
         extract_json,
         extract_rating,
         extract_yes_no_answers,
     )
-    from eval.judges import JudgeCache, JudgeModel, JudgeReply, Template, ask_judge, load_templates
-    from eval.match import Match, match_answer, parse_number, parse_quantity
-    from eval.metrics import Table, benchmark_tables, micro_mean, scaled_proximity_score
-    from eval.protocols import Scorer
-    from eval.registry import ScoringSpec, register_scoring, scoring_spec, unregister_scoring
-    from eval.report import build_report, write_report
-    from eval.rundir import Run, Score, check_frozen_items, open_run, read_scores, write_scores
-    from eval.scoring import ScoreSummary, score_run
-    from eval.stats import mcnemar_exact, paired_bootstrap, plcc, srcc, wilson_interval
-    from eval.verify import TraceVerdict, verify_trace
+    from mcot.eval.judges import JudgeCache, JudgeModel, JudgeReply, Template, ask_judge, load_templates
+    from mcot.eval.match import Match, match_answer, parse_number, parse_quantity
+    from mcot.eval.metrics import Table, benchmark_tables, micro_mean, scaled_proximity_score
+    from mcot.eval.protocols import Scorer
+    from mcot.eval.registry import ScoringSpec, register_scoring, scoring_spec, unregister_scoring
+    from mcot.eval.report import build_report, write_report
+    from mcot.eval.rundir import Run, Score, check_frozen_items, open_run, read_scores, write_scores
+    from mcot.eval.scoring import ScoreSummary, score_run
+    from mcot.eval.stats import mcnemar_exact, paired_bootstrap, plcc, srcc, wilson_interval
+    from mcot.eval.verify import TraceVerdict, verify_trace
 
 
 def __getattr__(name: str) -> Any:

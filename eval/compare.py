@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eval.errors import EvalError
-from eval.metrics import Table, num, pct
-from eval.rundir import Score, open_run, order_arms, read_scores
-from eval.stats import mcnemar_exact, paired_bootstrap
+from mcot.eval.errors import EvalError
+from mcot.eval.metrics import Table, num, pct
+from mcot.eval.rundir import Score, open_run, order_arms, read_scores
+from mcot.eval.stats import mcnemar_exact, paired_bootstrap
 
 
 @dataclass(frozen=True)

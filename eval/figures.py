@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from eval.metrics import tally
-from eval.rundir import Run, Score, order_arms, write_bytes_atomic
-from eval.stats import wilson_interval
+from mcot.eval.metrics import tally
+from mcot.eval.rundir import Run, Score, order_arms, write_bytes_atomic
+from mcot.eval.stats import wilson_interval
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -19,8 +19,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from eval.errors import JudgeError, TemplateError
-from eval.extract import extract_json, extract_rating, extract_yes_no_answers
+from mcot.eval.errors import JudgeError, TemplateError
+from mcot.eval.extract import extract_json, extract_rating, extract_yes_no_answers
 
 # template name -> the placeholders the protocol fills
 TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
@@ -79,7 +79,7 @@ def load_templates(override: Path | None = None) -> dict[str, Template]:
     rbench_verdict.txt), or a directory of such files; each replaces our template of that name.
     """
     templates: dict[str, Template] = {}
-    package = resources.files("eval") / "templates"
+    package = resources.files("mcot.eval") / "templates"
     for name in TEMPLATE_FIELDS:
         text = (package / f"{name}.txt").read_text(encoding="utf-8")
         templates[name] = _make_template(name, text, f"eval/templates/{name}.txt")
@@ -141,7 +141,7 @@ class JudgeCache:
 
     def put(self, key: str, raw: str, **record: Any) -> None:
         """Store the raw reply for `key` (with the spec and template hash for people reading the cache)."""
-        from eval.rundir import write_text_atomic
+        from mcot.eval.rundir import write_text_atomic
 
         write_text_atomic(self._path(key), json.dumps({"raw": raw, **record}, ensure_ascii=False))
 

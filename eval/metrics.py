@@ -13,9 +13,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from eval.calibration import calibrate, has_known_answers
-from eval.rundir import Score, order_arms
-from eval.stats import plcc, srcc
+from mcot.eval.calibration import calibrate, has_known_answers
+from mcot.eval.rundir import Score, order_arms
+from mcot.eval.stats import plcc, srcc
 
 RBENCH_CATEGORIES = ("math", "physics", "counting", "game")
 GEPBENCH_ASPECTS = ("existence", "counting", "size", "location", "reference", "relationship")
@@ -382,7 +382,7 @@ def generation_correlation_table(scores: Sequence[Score]) -> Table:
 
 def judge_calibration_table(scores: Sequence[Score]) -> Table | None:
     """Return the judge's agreement with known answers per arm (and over all arms), or None when no image of
-    the scores carries known answers (eval.calibration defines the figures)."""
+    the scores carries known answers (mcot.eval.calibration defines the figures)."""
     known = [s for s in scores if has_known_answers(s)]
     if not known:
         return None
@@ -562,12 +562,12 @@ TRACE_TITLE = "Trace verifiers — answer × drawing"
 def verifier_coverage(scores: Sequence[Score]) -> tuple[list[tuple[str, str]], dict[str, list[str] | None]]:
     """Return the (benchmark, task) pairs that have a trace verifier, and what has none.
 
-    A task is an item category. Verified: every task the benchmark's verifier declares (eval.verify.VERIFIED_TASKS,
+    A task is an item category. Verified: every task the benchmark's verifier declares (mcot.eval.verify.VERIFIED_TASKS,
     listed even when the run has no trace of it) and every category a verdict came from. Unverified: {benchmark:
     its categories without a verifier}, None for a benchmark with no verifier at all.
     """
-    from eval.registry import scoring_spec
-    from eval.verify import verifier_tasks
+    from mcot.eval.registry import scoring_spec
+    from mcot.eval.verify import verifier_tasks
 
     categories: dict[str, set[str]] = defaultdict(set)
     seen: dict[str, set[str]] = defaultdict(set)
@@ -698,7 +698,7 @@ def benchmark_tables(scores: Sequence[Score], protocol: str | None = None) -> li
 
     With `protocol` ("official" or "robust", the protocol that made the scores) every title names it.
     """
-    from eval.registry import scoring_spec
+    from mcot.eval.registry import scoring_spec
 
     grouped: dict[str, list[Score]] = defaultdict(list)
     for score in scores:

@@ -1,6 +1,6 @@
 """The scoring registry: each benchmark's protocol, report tables and trace verifier, looked up by name.
 
-Nothing in eval switches on a benchmark's name: a benchmark is declared once (mcot/benchmarks.py for the
+Nothing in eval switches on a benchmark's name: a benchmark is declared once (mcot/declarations.py for the
 built-ins) and registers its `ScoringSpec` here. An unregistered benchmark is scored by the generic protocol
 (by answer type) and reported in one accuracy-per-category table titled with its name, with no verifier.
 """
@@ -13,11 +13,11 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from benchmarks.item import Item
-    from eval.metrics import Table
-    from eval.protocols import Scorer
-    from eval.rundir import Score
-    from eval.verify import TraceVerdict
+    from mcot.benchmarks.item import Item
+    from mcot.eval.metrics import Table
+    from mcot.eval.protocols import Scorer
+    from mcot.eval.rundir import Score
+    from mcot.eval.verify import TraceVerdict
 
 ProtocolFn = Callable[["Scorer", "Item", str, dict[str, Any], "Score"], Awaitable[None]]
 """Fills `score` (correct, score, method, extracted, details) from the item, the response text and the result."""
@@ -103,7 +103,7 @@ def scoring_spec(benchmark: str) -> ScoringSpec:
         if resolved is not spec:
             _SPECS[benchmark] = resolved
         return resolved
-    from eval.metrics import generic_tables
-    from eval.protocols import generic_protocol
+    from mcot.eval.metrics import generic_tables
+    from mcot.eval.protocols import generic_protocol
 
     return ScoringSpec(generic_protocol, generic_tables)

@@ -8,13 +8,13 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from eval.advice import advice
-from eval.compare import Comparison, arm_pairs, compare_sides, side
-from eval.errors import EvalError
-from eval.figures import Figures, write_figures
-from eval.metrics import Table, benchmark_tables, by_mode, name_protocol, num
-from eval.registry import OFFICIAL, ROBUST
-from eval.rundir import Run, Score, order_arms, write_text_atomic
+from mcot.eval.advice import advice
+from mcot.eval.compare import Comparison, arm_pairs, compare_sides, side
+from mcot.eval.errors import EvalError
+from mcot.eval.figures import Figures, write_figures
+from mcot.eval.metrics import Table, benchmark_tables, by_mode, name_protocol, num
+from mcot.eval.registry import OFFICIAL, ROBUST
+from mcot.eval.rundir import Run, Score, order_arms, write_text_atomic
 
 EXCERPT_CHARS = 80
 DIFFERENCES_TITLE = "Where the protocols differ"

@@ -18,9 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from benchmarks.files import write_bytes_atomic, write_text_atomic
-from benchmarks.item import ITEMS_FILE, Item, ItemError, read_items
-from eval.errors import EvalError
+from mcot.benchmarks.files import write_bytes_atomic, write_text_atomic
+from mcot.benchmarks.item import ITEMS_FILE, Item, ItemError, read_items
+from mcot.eval.errors import EvalError
 
 Method = Literal["rule", "judge", "judge_error", "none", "error"]
 MANIFEST = "manifest.json"

@@ -17,14 +17,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.item import Item
-from eval.advice import MISSING_STATUS, advice
-from eval.errors import EvalError
-from eval.judges import JudgeCache, JudgeModel, load_templates
-from eval.protocols import Scorer
-from eval.registry import OFFICIAL, PROTOCOLS, ROBUST, scoring_spec
-from eval.rundir import MANIFEST, Run, Score, open_run, order_arms, write_scores, write_text_atomic
-from eval.verify import verify_trace
+from mcot.benchmarks.item import Item
+from mcot.eval.advice import MISSING_STATUS, advice
+from mcot.eval.errors import EvalError
+from mcot.eval.judges import JudgeCache, JudgeModel, load_templates
+from mcot.eval.protocols import Scorer
+from mcot.eval.registry import OFFICIAL, PROTOCOLS, ROBUST, scoring_spec
+from mcot.eval.rundir import MANIFEST, Run, Score, open_run, order_arms, write_scores, write_text_atomic
+from mcot.eval.verify import verify_trace
 
 CACHE_ENV = "MCOT_JUDGE_CACHE"
 CACHE_DIR = "judge-cache"
@@ -171,7 +171,7 @@ def score_run(
         manifest["scoring"]["files"] = {OFFICIAL: "scores.jsonl", ROBUST: ROBUST_SCORES}
     write_text_atomic(run.root / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     if report:
-        from eval.report import write_report
+        from mcot.eval.report import write_report
 
         write_report(run, summary.scores, figures=figures, protocol=summary.protocol, robust=summary.robust)
     return summary

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-
-from eval.errors import EvalError
+from mcot.eval.errors import EvalError
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from benchmarks.item import Item
+from mcot.benchmarks.item import Item
 
 Point = tuple[float, float]
 Path = list[Point]
@@ -645,7 +645,7 @@ def verifier_tasks(verifier: Callable[..., TraceVerdict | None] | None) -> tuple
 
 def verify_trace(item: Item, steps: Sequence[dict[str, Any]] | None) -> TraceVerdict | None:
     """Return the verdict of the verifier registered for the item's benchmark, or None when it has none."""
-    from eval.registry import scoring_spec
+    from mcot.eval.registry import scoring_spec
 
     verifier = scoring_spec(item.benchmark).verifier
     return verifier(item, steps) if verifier is not None else None

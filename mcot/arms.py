@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcot.errors import UsageError
-from tools.errors import ToolError
-from tools.toolsets import TOOLSET_NAMES, custom_toolset, schema_hashes, toolset
+from mcot.tools.errors import ToolError
+from mcot.tools.toolsets import TOOLSET_NAMES, custom_toolset, schema_hashes, toolset
 
 CUSTOM = "custom"
 ARM_NAMES = (*TOOLSET_NAMES, CUSTOM)

@@ -72,7 +72,7 @@ BENCHMARK_FREE = frozenset({"gen_gepbench", "gen_games", "convert", "tools"})
 def _dispatch(module: str, function: str, **kwargs: Any) -> None:
     """Import `mcot.commands.<module>` only when its command runs (fast start-up), and call it."""
     if module not in BENCHMARK_FREE:
-        from mcot.benchmarks import declare_builtin
+        from mcot.declarations import declare_builtin
 
         declare_builtin()
     command_module = importlib.import_module(f"mcot.commands.{module}")

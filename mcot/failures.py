@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval.advice import MISSING_STATUS, short_cause
+from mcot.eval.advice import MISSING_STATUS, short_cause
 
 CAUSE_WIDTH = 240
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.item import Item
-from eval.rundir import RunDir
+from mcot.benchmarks.item import Item
 from mcot.errors import UsageError
+from mcot.eval.rundir import RunDir
 from mcot.manifest import build_manifest
 from mcot.runner import RunSummary, execute, freeze, open_or_refuse, prepare_dataset, read_source_items
 
@@ -85,10 +85,10 @@ def expand_samples(items: list[Item], n_per_prompt: int) -> list[Item]:
 
 async def imagine_async(config: ImagineConfig, *, bar: bool = False) -> RunSummary:
     """Generate the images of every pending (item, arm) pair; return counts. Finished pairs are never redone."""
-    from agents.endpoints import public_url
-    from agents.generators import load_generator
-    from agents.generators.solver import ImageOptions, ImageSolver
-    from agents.retry import RetryPolicy
+    from mcot.agents.endpoints import public_url
+    from mcot.agents.generators import load_generator
+    from mcot.agents.generators.solver import ImageOptions, ImageSolver
+    from mcot.agents.retry import RetryPolicy
 
     started = time.perf_counter()
     retry = RetryPolicy(max_tries=config.max_tries)

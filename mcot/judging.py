@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from eval.judges import JudgeModel
+from mcot.eval.judges import JudgeModel
 
 
 class BackendJudge:
@@ -20,13 +20,13 @@ class BackendJudge:
 
         A backend whose API does not take a temperature (see its `sampling_support()`) asks without one.
         """
-        from agents import ask_text
+        from mcot.agents import ask_text
 
         return await ask_text(self._backend, prompt, images=tuple(images), temperature=temperature)
 
 
 def judge_from_spec(spec: str, base_url: str | None = None) -> JudgeModel:
     """Return a judge for a model SPEC (openai:M, anthropic:M, openai-compatible:M, scripted:FILE, offline)."""
-    from agents import load_model
+    from mcot.agents import load_model
 
     return BackendJudge(spec, load_model(spec, base_url=base_url))

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eval.rundir import now_iso
 from mcot import __version__
+from mcot.eval.rundir import now_iso
 
 
 @dataclass(frozen=True)

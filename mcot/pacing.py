@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agents.retry import Failure
+    from mcot.agents.retry import Failure
 
 DECREASE_FACTOR = 0.5
 DECREASE_SPACING_S = 1.0
@@ -41,7 +41,7 @@ class AdaptiveConcurrency:
 
     def on_call(self, failure: Failure | None) -> None:
         """Take one model call's outcome: None (success) or its classified failure."""
-        from agents.retry import is_overload
+        from mcot.agents.retry import is_overload
 
         with self._lock:
             if failure is None:

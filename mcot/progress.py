@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from mcot.spending import usd
 
 if TYPE_CHECKING:
-    from agents.retry import Failure
+    from mcot.agents.retry import Failure
     from mcot.pacing import AdaptiveConcurrency
     from mcot.spending import CostBudget
 

@@ -10,16 +10,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchmarks.item import ITEMS_FILE, Item, ItemError, read_items
-from eval.rundir import ITEMS_COPY, RunDir, file_sha256, latest_by_key, now_iso, write_text_atomic
 from mcot.arms import Arm, parse_arms
+from mcot.benchmarks.item import ITEMS_FILE, Item, ItemError, read_items
 from mcot.errors import UsageError
+from mcot.eval.rundir import ITEMS_COPY, RunDir, file_sha256, latest_by_key, now_iso, write_text_atomic
 from mcot.failures import FailureSummary, summarize_failures
 from mcot.manifest import DatasetInfo, build_manifest, new_session, resume_conflicts
 from mcot.schedule import DEFAULT_SEED
 
 if TYPE_CHECKING:
-    from agents.solver import Solver
+    from mcot.agents.solver import Solver
 
 CONVERTED = "data"
 DONE_STATUSES = ("ok", "budget")
@@ -115,7 +115,7 @@ def prepare_dataset(data: Path, fmt: str | None, run_root: Path, **convert_optio
     converted = run_root / CONVERTED
     if (converted / ITEMS_FILE).is_file():
         return converted.resolve()
-    from benchmarks.loaders import LoaderError, convert, detect_format, options_of
+    from mcot.benchmarks.loaders import LoaderError, convert, detect_format, options_of
 
     fmt = fmt or detect_format(data)
     if fmt is None:
@@ -216,8 +216,8 @@ EXECUTORS = ("local", "ray")
 
 def solve_recipe(config: RunConfig) -> Any:
     """Return the picklable recipe every worker builds the run's solvers from."""
-    from agents import Budget
-    from agents.limits import RateLimits
+    from mcot.agents import Budget
+    from mcot.agents.limits import RateLimits
     from mcot.executors import SolveRecipe
 
     budget = Budget(
@@ -245,7 +245,7 @@ def solve_recipe(config: RunConfig) -> Any:
 
 async def run_items_async(config: RunConfig, *, bar: bool = False, handle_signals: bool = True) -> RunSummary:
     """Solve all pending (item, arm) pairs of a chat run; return counts. Finished pairs are never redone."""
-    from agents import prompt_hashes
+    from mcot.agents import prompt_hashes
     from mcot.executors import ExecutorError
     from mcot.pacing import AdaptiveConcurrency
     from mcot.spending import check_priced
@@ -266,7 +266,7 @@ async def run_items_async(config: RunConfig, *, bar: bool = False, handle_signal
     items, frozen, dataset = select_items(items_dir, config.limit)
     check_dataset = getattr(backend, "check_dataset", None)
     if check_dataset is not None:  # replay:RUN refuses other items before any work
-        from agents import ModelSpecError
+        from mcot.agents import ModelSpecError
 
         try:
             check_dataset(dataset.sha256)
@@ -300,7 +300,7 @@ async def run_items_async(config: RunConfig, *, bar: bool = False, handle_signal
 
 def _public_urls(urls: tuple[str, ...]) -> str | list[str] | None:
     """Return the manifest's `base_url`: None, one URL, or the list — without any userinfo (a key may hide there)."""
-    from agents.endpoints import public_url
+    from mcot.agents.endpoints import public_url
 
     shown = [public_url(url) for url in urls]
     if not shown:

@@ -13,7 +13,7 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
-from eval.rundir import write_text_atomic
+from mcot.eval.rundir import write_text_atomic
 
 SCHEDULE_FILE = "schedule.jsonl"
 DEFAULT_SEED = 0

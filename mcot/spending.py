@@ -45,7 +45,7 @@ def check_priced(max_usd: float | None, provider: str, model: str, spec: str) ->
         return
     if not max_usd > 0:
         raise UsageError(f"--max-cost must be a positive amount of USD, got {max_usd}")
-    from agents.pricing import price_for
+    from mcot.agents.pricing import price_for
 
     if price_for(provider, model) is None:
         raise UsageError(

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from eval.advice import MISSING_STATUS
-from eval.rundir import SCORES, Run, latest_by_key, open_run, read_jsonl, write_text_atomic
+from mcot.eval.advice import MISSING_STATUS
+from mcot.eval.rundir import SCORES, Run, latest_by_key, open_run, read_jsonl, write_text_atomic
 
 TEMPLATE = "viewer.html"
 SHARD_BYTES = 256 * 1024

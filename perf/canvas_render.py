@@ -2,7 +2,7 @@
 
 References, measured in the same run, on this machine, on the same scene: a matplotlib figure redrawn per step
 (what code-executing sketchpad agents do), and the PNG floor: encoding alone of the final observation with the
-canvas's own PNG writer (`canvas._canvas._encode`), at its zlib level (PNG_LEVEL) and at the observation's own
+canvas's own PNG writer (`mcot.canvas._canvas._encode`), at its zlib level (PNG_LEVEL) and at the observation's own
 size, so that the ratio compares like with like. Pillow's writer at the same level is printed beside it. Prints medians and ratios; the last line is
 ``step_ms=<median> ratio_vs_matplotlib=<x> ratio_vs_encode_floor=<y>``.
 
@@ -21,10 +21,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from mcot.canvas import Canvas
+from mcot.canvas._canvas import PNG_LEVEL, _encode
 from PIL import Image, ImageDraw
-
-from canvas import Canvas
-from canvas._canvas import PNG_LEVEL, _encode
 
 SIZE = 1024
 OBSERVE_SIDE = 1024

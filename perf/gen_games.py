@@ -17,7 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.generators.games import TASKS, make_item
+from mcot.benchmarks.generators.games import TASKS, make_item
+
 from mcot.commands.gen_games import gen_games
 
 

@@ -1,6 +1,6 @@
 """Harness overhead of `mcot run` against a local OpenAI-compatible server, side by side with inspect_ai.
 
-The server (`agents.fake_provider.FakeProvider`, TCP_NODELAY, a 1,024 backlog) runs in a process of its own, so
+The server (`mcot.agents.fake_provider.FakeProvider`, TCP_NODELAY, a 1,024 backlog) runs in a process of its own, so
 its CPU is not the harness's. It answers a request that offers tools with a `draw_line` call, then a
 `mark_point` call, then a final answer (3 model calls an item); a request without tools gets the answer at once.
 The items are `mcot gen games` items (question + picture). inspect_ai, when installed, solves the same items as
@@ -52,7 +52,7 @@ LATENCY_S = 0.2
 
 def scripted_turn(body: dict[str, Any]) -> Any:
     """Return the fake model's turn for a request: the next tool call while tools are offered, then the answer."""
-    from agents.fake_provider import Reply
+    from mcot.agents.fake_provider import Reply
 
     turn = sum(1 for message in body.get("messages") or () if message.get("role") == "assistant")
     if body.get("tools") and turn < len(TOOL_TURNS):
@@ -62,7 +62,7 @@ def scripted_turn(body: dict[str, Any]) -> Any:
 
 def serve(latency_s: float) -> None:
     """Serve the scripted model until stdin closes; answer `stats` (then reset) with one JSON line on stdout."""
-    from agents.fake_provider import FakeProvider
+    from mcot.agents.fake_provider import FakeProvider
 
     lock = threading.Lock()
     counts: dict[str, Any] = {"calls": 0, "first": None, "last": None, "cpu0": time.process_time()}
@@ -136,14 +136,15 @@ def mcot_worker(items: Path, url: str, arm: str, n: int, concurrency: int, out: 
     import contextlib
     import io
 
-    import agents.backends.openai_chat
-    import agents.solver
-    import canvas
-    import mcot.commands.run
-    from mcot.benchmarks import declare_builtin
-    from mcot.cli import app
+    import mcot.agents.backends.openai_chat
+    import mcot.agents.solver
+    import mcot.canvas
 
-    del agents, canvas, mcot  # imported for their import time only
+    import mcot.commands.run
+    from mcot.cli import app
+    from mcot.declarations import declare_builtin
+
+    del mcot  # imported for their import time only
     declare_builtin()
     argv = ["run", "--data", str(items), "--model", "openai-compatible:m", "--base-url", url, "--out", str(out)]
     argv += ["--mode", arm, "--limit", str(n), "--concurrency", str(concurrency)]
@@ -167,8 +168,7 @@ def inspect_worker(items: Path, url: str, arm: str, n: int, concurrency: int, ou
     from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
     from inspect_ai.solver import generate, use_tools
     from inspect_ai.tool import tool
-
-    from benchmarks.item import read_items
+    from mcot.benchmarks.item import read_items
 
     @tool
     def draw_line():  # type: ignore[no-untyped-def]

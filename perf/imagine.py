@@ -31,8 +31,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agents.generators import ImageRequest
-from agents.generators.procedural import ProceduralGenerator
+from mcot.agents.generators import ImageRequest
+from mcot.agents.generators.procedural import ProceduralGenerator
 
 PROMPTS = [
     ("direct_light_images", "A lonely oak tree stands in a bright sunny meadow and casts a long, sharp shadow."),
@@ -109,10 +109,10 @@ def time_diffusers(images: int, steps: int, size: int) -> dict[str, float] | Non
         import torch
     except ImportError:
         return None
-    from agents.generators import ImageOptions, ImageSolver, load_generator
-    from agents.generators.tiny_pipeline import build_tiny_pipeline
-    from benchmarks.item import Item
-    from canvas import BlobStore
+    from mcot.agents.generators import ImageOptions, ImageSolver, load_generator
+    from mcot.agents.generators.tiny_pipeline import build_tiny_pipeline
+    from mcot.benchmarks.item import Item
+    from mcot.canvas import BlobStore
 
     diffusers.utils.logging.set_verbosity_error()
     diffusers.utils.logging.disable_progress_bar()

@@ -1,7 +1,7 @@
 """Solve generated game items with the offline policy in the tools arm; print the solve rate per task.
 
-Generates N items per task (benchmarks.generators.games) into a temporary directory, solves each with
-`agents.solve(item, root, load_model("offline"), "tools")` after registering the built-in strategies, and
+Generates N items per task (mcot.benchmarks.generators.games) into a temporary directory, solves each with
+`mcot.agents.solve(item, root, load_model("offline"), "tools")` after registering the built-in strategies, and
 compares the final answer (the \\boxed value) with the item's answer. Prints one line per task and, last,
 ``maze_rate=<x> ray_rate=<y> ... s_per_item=<z>``.
 
@@ -17,10 +17,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from agents import load_model, solve
-from agents.offline.builtin import register_builtin_strategies
-from benchmarks.generators.games import generate
-from benchmarks.item import Item, ItemsWriter, read_items
+from mcot.agents import load_model, solve
+from mcot.agents.offline.builtin import register_builtin_strategies
+from mcot.benchmarks.generators.games import generate
+from mcot.benchmarks.item import Item, ItemsWriter, read_items
 
 TASKS = ("maze", "ray", "dart", "bounce", "dots", "triangles")
 

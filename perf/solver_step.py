@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents import Budget, load_model, solve
-from agents.toolbox import RegistryToolbox
-from benchmarks.item import Item, write_items
-from canvas import BlobStore, Canvas
-from tools import call
+from mcot.agents import Budget, load_model, solve
+from mcot.agents.toolbox import RegistryToolbox
+from mcot.benchmarks.item import Item, write_items
+from mcot.canvas import BlobStore, Canvas
+from mcot.tools import call
 
 CALL = {
     "name": "measure_distance",
@@ -72,7 +72,7 @@ class TimedToolbox(RegistryToolbox):
         self._clock = clock
 
     def call(self, name: str, arguments: dict[str, Any] | str, canvas: Any) -> Any:
-        """Run one tool through tools.call, timed."""
+        """Run one tool through mcot.tools.call, timed."""
         start = time.perf_counter()
         try:
             return super().call(name, arguments, canvas)

@@ -122,7 +122,7 @@ def input_diagram(item_id: str) -> bytes:
 
 def canvas_after(item_id: str, calls: list[tuple[str, dict[str, Any]]]) -> bytes:
     """Return the PNG of a real canvas over the item's input diagram after the given tool calls."""
-    from canvas import Canvas
+    from mcot.canvas import Canvas
 
     canvas = Canvas(base=Image.open(io.BytesIO(input_diagram(item_id))))
     for name, arguments in calls:
@@ -159,7 +159,7 @@ def native_records(root: Path, ids: tuple[str, ...] = tuple(SOLUTIONS)) -> Path:
 
 def items_dir(root: Path, ids: tuple[str, ...] = tuple(SOLUTIONS)) -> Path:
     """Convert the native fixture through the real OmniPhys loader (with the field mapping); return the items dir."""
-    from benchmarks.loaders import convert
+    from mcot.benchmarks.loaders import convert
 
     source = native_records(root / "native", ids)
     out = root / "items"

@@ -2,7 +2,7 @@
 
 No model-written text is ever run as Python: `parse` builds sympy objects from a checked syntax tree (sympy's
 own `parse_expr`/`sympify` end in `eval` and are not used). The sympy work runs in a worker process
-(tools.worker) that is killed when it overruns its time limit, so nothing keeps running after a time-out.
+(mcot.tools.worker) that is killed when it overruns its time limit, so nothing keeps running after a time-out.
 """
 
 from __future__ import annotations
@@ -12,12 +12,11 @@ import re
 from functools import cache
 from typing import Annotated, Any
 
+from mcot.tools.args import Args
+from mcot.tools.errors import ToolError
+from mcot.tools.registry import Context, Output, tool
+from mcot.tools.worker import run_job
 from pydantic import Field, model_validator
-
-from tools.args import Args
-from tools.errors import ToolError
-from tools.registry import Context, Output, tool
-from tools.worker import run_job
 
 SECONDS = 4.0
 """Longest time sympy may work on one call."""

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from tools.errors import ToolTimeout
+from mcot.tools.errors import ToolTimeout
 
 DEFAULT_SECONDS = 5.0
 """Wall-clock budget of one tool call, in seconds."""

@@ -5,10 +5,9 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from mcot.tools.args import Args, Box, Color, Number, Point, Segment
+from mcot.tools.registry import Context, Output, tool
 from pydantic import Field, model_validator
-
-from tools.args import Args, Box, Color, Number, Point, Segment
-from tools.registry import Context, Output, tool
 
 CANVAS_TOOLS: tuple[str, ...] = (
     "draw_line",

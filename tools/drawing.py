@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.errors import ToolError
+from mcot.tools.errors import ToolError
 
 MAX_DRAWINGS = 200
 """Most canvas elements one tool call may add."""
@@ -76,7 +76,7 @@ def _check_room(canvas: Any, count: int) -> None:
     elements = getattr(canvas, "elements", None)
     if elements is None or count == 0:
         return
-    from canvas import MAX_ELEMENTS  # a canvas exists, so the package is already imported
+    from mcot.canvas import MAX_ELEMENTS  # a canvas exists, so the package is already imported
 
     room = MAX_ELEMENTS - len(elements)
     if count > room:

@@ -5,15 +5,14 @@ from __future__ import annotations
 import math
 from typing import Literal
 
+from mcot.tools import vec
+from mcot.tools.args import Args, DrawArgs, Number, Point, Segment, Shape, check_segment
+from mcot.tools.errors import ToolError
+from mcot.tools.registry import Context, Output, tool
 from pydantic import Field, model_validator
 from shapely.geometry import LineString, Polygon
 from shapely.geometry import Point as SPoint
 from shapely.ops import nearest_points
-
-from tools import vec
-from tools.args import Args, DrawArgs, Number, Point, Segment, Shape, check_segment
-from tools.errors import ToolError
-from tools.registry import Context, Output, tool
 
 _FAR = 1e5
 """Half-length used to stand a line or ray in for shapely (pixels)."""

@@ -7,13 +7,12 @@ import math
 from collections import deque
 from typing import Annotated, Literal
 
+from mcot.tools import vec
+from mcot.tools.args import MAX_ITEMS, Args, DrawArgs, Number, Point, Segment
+from mcot.tools.budget import check_time
+from mcot.tools.errors import ToolError
+from mcot.tools.registry import Context, Output, tool
 from pydantic import BeforeValidator, Field, field_validator, model_validator
-
-from tools import vec
-from tools.args import MAX_ITEMS, Args, DrawArgs, Number, Point, Segment
-from tools.budget import check_time
-from tools.errors import ToolError
-from tools.registry import Context, Output, tool
 
 MAX_GRID = 300
 """Most rows or columns of a maze grid."""

@@ -5,13 +5,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mcot.tools.args import Number, Point
+from mcot.tools.errors import ToolError
+from mcot.tools.perception import PixelArgs, crop
+from mcot.tools.raster import color_name
+from mcot.tools.registry import Context, Output, tool
 from pydantic import Field
-
-from tools.args import Number, Point
-from tools.errors import ToolError
-from tools.perception import PixelArgs, crop
-from tools.raster import color_name
-from tools.registry import Context, Output, tool
 
 START_RGB = (0, 170, 0)
 """Colour of the start cell in generated mazes."""

@@ -6,15 +6,14 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from mcot.tools import vec
+from mcot.tools.args import MAX_ITEMS, Args, DrawArgs, Number, Point, Segment, Vector, check_segment
+from mcot.tools.budget import check_time
+from mcot.tools.errors import ToolError
+from mcot.tools.registry import Context, Output, tool
 from pydantic import Field, model_validator
 from shapely.geometry import Point as SPoint
 from shapely.geometry import Polygon
-
-from tools import vec
-from tools.args import MAX_ITEMS, Args, DrawArgs, Number, Point, Segment, Vector, check_segment
-from tools.budget import check_time
-from tools.errors import ToolError
-from tools.registry import Context, Output, tool
 
 _EPS_T = 1e-7
 

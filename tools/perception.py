@@ -7,14 +7,13 @@ import math
 from typing import Literal
 
 import numpy as np
+from mcot.tools import vec
+from mcot.tools.args import Args, Box, Color, DrawArgs, Number, Point
+from mcot.tools.errors import ToolError
+from mcot.tools.raster import color_name, image_array, label_regions, near, outline, parse_color, source_image
+from mcot.tools.registry import Context, Output, tool
 from pydantic import Field
 from shapely.geometry import Polygon
-
-from tools import vec
-from tools.args import Args, Box, Color, DrawArgs, Number, Point
-from tools.errors import ToolError
-from tools.raster import color_name, image_array, label_regions, near, outline, parse_color, source_image
-from tools.registry import Context, Output, tool
 
 Source = Literal["image", "canvas"]
 _SOURCE_HELP = "image: the original picture; canvas: the picture with the drawings on it"

@@ -5,13 +5,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Literal
 
+from mcot.tools import vec
+from mcot.tools.args import MAX_ITEMS, Args, Box, DrawArgs, Number, Point, Segment, Vector, check_segment
+from mcot.tools.budget import check_time
+from mcot.tools.errors import ToolError
+from mcot.tools.registry import Context, Output, tool
 from pydantic import Field, model_validator
-
-from tools import vec
-from tools.args import MAX_ITEMS, Args, Box, DrawArgs, Number, Point, Segment, Vector, check_segment
-from tools.budget import check_time
-from tools.errors import ToolError
-from tools.registry import Context, Output, tool
 
 if TYPE_CHECKING:
     import pymunk  # imported where it is used: 0.1-0.2 s that a run not calling these tools never pays

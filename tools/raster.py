@@ -7,10 +7,9 @@ from typing import Any
 
 import contourpy
 import numpy as np
+from mcot.tools.budget import check_time
+from mcot.tools.errors import ToolError
 from PIL import Image, ImageColor
-
-from tools.budget import check_time
-from tools.errors import ToolError
 
 BASIC_COLORS: dict[str, tuple[int, int, int]] = {
     "black": (0, 0, 0),

@@ -13,12 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, get_type_hints
 
+from mcot.tools.budget import time_budget
+from mcot.tools.drawing import Sketch, checkpoint, rollback
+from mcot.tools.errors import ToolError
+from mcot.tools.result import ToolResult
 from pydantic import BaseModel, ValidationError
-
-from tools.budget import time_budget
-from tools.drawing import Sketch, checkpoint, rollback
-from tools.errors import ToolError
-from tools.result import ToolResult
 
 _MODULES = ("canvas_ops", "geometry", "optics", "physics", "graphs", "perception", "maze_image", "algebra")
 _TOOLS: dict[str, ToolSpec] = {}
@@ -81,7 +80,7 @@ def _unwrap(doc: str) -> str:
 def registry() -> dict[str, ToolSpec]:
     """Return every registered tool by name, canvas operations first, then the domain tools by group."""
     for module in _MODULES:
-        importlib.import_module(f"tools.{module}")
+        importlib.import_module(f"mcot.tools.{module}")
     return dict(_TOOLS)
 
 

@@ -10,7 +10,7 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
-from tools.registry import ToolSpec, registry
+from mcot.tools.registry import ToolSpec, registry
 
 COMPATIBLE_KEYWORDS = frozenset({"type", "properties", "required", "items", "enum", "description"})
 """The schema keywords kept for OpenAI-compatible servers (vLLM, SGLang, Ollama, LM Studio)."""

@@ -13,9 +13,9 @@ import json
 from collections.abc import Iterable
 from functools import cache
 
-from tools.canvas_ops import CANVAS_TOOLS
-from tools.errors import ToolError
-from tools.registry import lookup, registry
+from mcot.tools.canvas_ops import CANVAS_TOOLS
+from mcot.tools.errors import ToolError
+from mcot.tools.registry import lookup, registry
 
 TOOLSET_NAMES = ("text", "canvas", "tools")
 """The named toolsets, from fewest tools to most."""
@@ -56,7 +56,7 @@ def domain_tools() -> tuple[str, ...]:
 @cache
 def schema_sha256(name: str) -> str:
     """Return the sha256 of a tool's model-facing definition (name, description, argument schema)."""
-    from tools.schemas import parameters_schema
+    from mcot.tools.schemas import parameters_schema
 
     spec = lookup(name)
     if spec is None:

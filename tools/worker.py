@@ -1,7 +1,7 @@
 """Work under a hard time limit in child processes: a job that overruns is killed with its process.
 
 A thread cannot be stopped, so a time limit enforced by a thread leaves the work running (and holding memory)
-after the caller has given up. Here each job runs in a small child process (`python -m tools.worker`) that
+after the caller has given up. Here each job runs in a small child process (`python -m mcot.tools.worker`) that
 answers JSON lines on its stdin/stdout; a job past its limit gets its process killed, and the next job starts a
 fresh one. Idle workers are kept for the next call (starting one costs an interpreter and the job's imports).
 No thread is started in the calling process. Jobs are named (`JOBS`): the child only runs our own functions,
@@ -22,12 +22,12 @@ import threading
 import time
 from typing import Any
 
-from tools.errors import ToolError, ToolTimeout
+from mcot.tools.errors import ToolError, ToolTimeout
 
-JOBS: dict[str, str] = {"solve": "tools.algebra:solve_job"}
+JOBS: dict[str, str] = {"solve": "mcot.tools.algebra:solve_job"}
 """Job name -> "module:function" the child runs; the function takes the JSON payload and returns JSON data."""
 
-WARM: dict[str, str] = {"solve": "tools.algebra:warm"}
+WARM: dict[str, str] = {"solve": "mcot.tools.algebra:warm"}
 """Job name -> "module:function" the child runs once at start-up, outside any job's time limit."""
 
 DOING: dict[str, str] = {"solve": "sympy"}
@@ -54,7 +54,7 @@ class _Worker:
         self._buffer = b""
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "tools.worker", job],
+                [sys.executable, "-m", "mcot.tools.worker", job],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -196,8 +196,8 @@ def _serve(job: str) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
     except (ImportError, ValueError, OSError):
         pass
-    from tools.errors import ToolError as Refused
-    from tools.errors import ToolTimeout as Overrun
+    from mcot.tools.errors import ToolError as Refused
+    from mcot.tools.errors import ToolTimeout as Overrun
 
     fn = _resolve(JOBS[job])
     if job in WARM:

@@ -1,7 +1,7 @@
 """Model backends behind one protocol, registered by provider name; `load_model(spec)` builds one from a spec.
 
 Each backend is registered once (`register_backend`) with a factory that imports its module on first use, so
-loading `agents.backends` does not load a provider SDK. A spec is `provider:argument` (`openai:gpt-4o`,
+loading `mcot.agents.backends` does not load a provider SDK. A spec is `provider:argument` (`openai:gpt-4o`,
 `scripted:FILE.json`) or a bare provider that takes none (`offline`); an unknown one gets a did-you-mean.
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from agents.backends.base import ModelBackend, ModelRequest, ModelResponse, ToolSet, Usage
-from agents.errors import ModelSpecError
-from agents.registry import Registry
-from agents.retry import RetryPolicy
+from mcot.agents.backends.base import ModelBackend, ModelRequest, ModelResponse, ToolSet, Usage
+from mcot.agents.errors import ModelSpecError
+from mcot.agents.registry import Registry
+from mcot.agents.retry import RetryPolicy
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def load_model(
 
     `base_url`: one server's base URL, or several (data-parallel replicas: requests are spread over them).
     """
-    from agents.endpoints import endpoint_urls
+    from mcot.agents.endpoints import endpoint_urls
 
     entry, argument = BACKENDS.parse(spec)
     options = BackendOptions(base_urls=endpoint_urls(base_url), timeout_s=timeout_s, retry=retry)
@@ -81,20 +81,20 @@ def load_model(
 
 
 def _offline(argument: str, options: BackendOptions) -> ModelBackend:
-    from agents.offline import OfflineBackend
+    from mcot.agents.offline import OfflineBackend
 
     return OfflineBackend()
 
 
 def _scripted(argument: str, options: BackendOptions) -> ModelBackend:
-    from agents.backends.scripted import ScriptedBackend
+    from mcot.agents.backends.scripted import ScriptedBackend
 
     return ScriptedBackend(argument)
 
 
 def _openai(compatible: bool) -> BackendFactory:
     def build(argument: str, options: BackendOptions) -> ModelBackend:
-        from agents.backends.openai_chat import OpenAIChatBackend
+        from mcot.agents.backends.openai_chat import OpenAIChatBackend
 
         return OpenAIChatBackend(
             argument,
@@ -108,7 +108,7 @@ def _openai(compatible: bool) -> BackendFactory:
 
 
 def _anthropic(argument: str, options: BackendOptions) -> ModelBackend:
-    from agents.backends.anthropic_messages import AnthropicBackend
+    from mcot.agents.backends.anthropic_messages import AnthropicBackend
 
     return AnthropicBackend(
         argument, base_url=options.base_urls or None, timeout_s=options.timeout_s, retry=options.retry
@@ -116,7 +116,7 @@ def _anthropic(argument: str, options: BackendOptions) -> ModelBackend:
 
 
 def _replay(argument: str, options: BackendOptions) -> ModelBackend:
-    from agents.backends.replay import ReplayBackend
+    from mcot.agents.backends.replay import ReplayBackend
 
     return ReplayBackend(argument)
 

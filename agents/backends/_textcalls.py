@@ -7,7 +7,7 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from agents.messages import ToolCall
+from mcot.agents.messages import ToolCall
 
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
 _FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)

@@ -10,8 +10,7 @@ from functools import cache
 from typing import Any
 
 import anthropic
-
-from agents.backends.base import (
+from mcot.agents.backends.base import (
     ModelRequest,
     ModelResponse,
     UnparsableResponse,
@@ -20,11 +19,11 @@ from agents.backends.base import (
     request_url,
     sent_sampling,
 )
-from agents.backends.loop_clients import LoopClients
-from agents.endpoints import Endpoint, EndpointPool, endpoint_urls, scrub_userinfo, url_secrets
-from agents.errors import ModelError, ModelSpecError
-from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
-from agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds, status_is_retryable
+from mcot.agents.backends.loop_clients import LoopClients
+from mcot.agents.endpoints import Endpoint, EndpointPool, endpoint_urls, scrub_userinfo, url_secrets
+from mcot.agents.errors import ModelError, ModelSpecError
+from mcot.agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
+from mcot.agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds, status_is_retryable
 
 ANTHROPIC_MAX_TEMPERATURE = 1.0
 """The Messages API takes temperatures from 0 to 1; a judge's raised retry temperature is clamped to it."""

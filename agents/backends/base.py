@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from agents.messages import Message, ToolCall
+from mcot.agents.messages import Message, ToolCall
 
 SchemaFlavor = Literal["openai", "anthropic", "compatible"]
 
@@ -20,7 +20,7 @@ class ToolSet:
     schema_fn: Callable[[SchemaFlavor, tuple[str, ...]], list[dict[str, Any]]] = field(compare=False, repr=False)
     _cache: dict[str, list[dict[str, Any]]] = field(default_factory=dict, compare=False, repr=False)
     _digest: list[str] = field(default_factory=list, compare=False, repr=False)
-    """The sha256 of the names and schemas, once `agents.cache` has computed it (request keys)."""
+    """The sha256 of the names and schemas, once `mcot.agents.cache` has computed it (request keys)."""
 
     def schemas(self, flavor: SchemaFlavor) -> list[dict[str, Any]]:
         """Return the tool entries for one wire flavour (built once, then reused)."""
@@ -36,7 +36,7 @@ class ModelRequest:
     `seed` is sent only by backends whose API takes one, and only when it is not None. `hints` carries
     prompt-view facts (id: the item's id, benchmark, answer_type, choices, mode: the arm's name) for policies
     that are not language models and for replay; real backends ignore it. It never holds the answer or meta,
-    and it is no part of the request's key (`agents.cache.request_key`).
+    and it is no part of the request's key (`mcot.agents.cache.request_key`).
     """
 
     messages: Sequence[Message]
@@ -46,7 +46,7 @@ class ModelRequest:
     seed: int | None = None
     hints: Mapping[str, Any] = field(default_factory=dict)
     _digests: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-    """Request digests by model spec, once `agents.cache` has computed them (the request is never changed)."""
+    """Request digests by model spec, once `mcot.agents.cache` has computed them (the request is never changed)."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class ModelResponse:
 
     `sampling` holds exactly the sampling fields the request carried on the wire (e.g. `{"temperature": 0.0,
     "seed": 7}`); a backend that sends none (offline, scripted) leaves it empty. `request_key` is the request's
-    key (`agents.cache.request_key`) when the backend computed it (the response cache, replay); `cached` is
+    key (`mcot.agents.cache.request_key`) when the backend computed it (the response cache, replay); `cached` is
     True for a response served from the response cache, with no model call and nothing paid.
     """
 

@@ -8,8 +8,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agents.backends._textcalls import parse_text_tool_calls
-from agents.backends.base import (
+from mcot.agents.backends._textcalls import parse_text_tool_calls
+from mcot.agents.backends.base import (
     ModelRequest,
     ModelResponse,
     UnparsableResponse,
@@ -18,12 +18,12 @@ from agents.backends.base import (
     request_url,
     sent_sampling,
 )
-from agents.backends.loop_clients import LoopClients
-from agents.backends.plain_http import PlainHTTPClient, classify_plain_http_error, plain_http_usable
-from agents.endpoints import Endpoint, EndpointPool, endpoint_urls, scrub_userinfo, url_secrets
-from agents.errors import ModelError, ModelSpecError
-from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
-from agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds, status_is_retryable
+from mcot.agents.backends.loop_clients import LoopClients
+from mcot.agents.backends.plain_http import PlainHTTPClient, classify_plain_http_error, plain_http_usable
+from mcot.agents.endpoints import Endpoint, EndpointPool, endpoint_urls, scrub_userinfo, url_secrets
+from mcot.agents.errors import ModelError, ModelSpecError
+from mcot.agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
+from mcot.agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds, status_is_retryable
 
 if TYPE_CHECKING:
     import openai

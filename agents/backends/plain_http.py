@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from agents.retry import Failure, retry_after_seconds, status_is_retryable
+from mcot.agents.retry import Failure, retry_after_seconds, status_is_retryable
 
 HEAD_LIMIT = 1 << 20
 """The largest status line + headers accepted (bytes)."""

@@ -16,11 +16,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agents.backends.base import ModelRequest, ModelResponse, Usage
-from agents.cache import differing_parts, digest_request
-from agents.errors import ModelError, ModelSpecError
-from agents.messages import ToolCall
-from agents.trace import Step, Trace
+from mcot.agents.backends.base import ModelRequest, ModelResponse, Usage
+from mcot.agents.cache import differing_parts, digest_request
+from mcot.agents.errors import ModelError, ModelSpecError
+from mcot.agents.messages import ToolCall
+from mcot.agents.trace import Step, Trace
 
 
 class ReplayBackend:

@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agents.backends.base import DETERMINISTIC, ModelRequest, ModelResponse, Usage
-from agents.errors import ModelError, ModelSpecError
-from agents.messages import ToolCall
+from mcot.agents.backends.base import DETERMINISTIC, ModelRequest, ModelResponse, Usage
+from mcot.agents.errors import ModelError, ModelSpecError
+from mcot.agents.messages import ToolCall
 
 
 class ScriptedBackend:

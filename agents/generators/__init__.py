@@ -4,7 +4,7 @@ Specs: `diffusers:PATH` (a local diffusers pipeline folder), `openai-image:MODEL
 `procedural` (physically exact schematic scenes) and `procedural:broken` (each scene's broken twin). Each
 factory imports its module on first use, so loading this package loads neither torch nor an SDK. An unknown
 spec gets a did-you-mean (`openai_image:gpt-image-1` → `openai-image:gpt-image-1`). `ImageSolver` (in
-`agents.generators.solver`) drives a generator as a `Solver`. See docs/agent.md, "Generators".
+`mcot.agents.generators.solver`) drives a generator as a `Solver`. See docs/agent.md, "Generators".
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from agents.errors import ModelSpecError
-from agents.generators.base import (
+from mcot.agents.errors import ModelSpecError
+from mcot.agents.generators.base import (
     GeneratedImage,
     GeneratorError,
     ImageGenerator,
@@ -23,11 +23,11 @@ from agents.generators.base import (
     ImageResponse,
     parse_size,
 )
-from agents.registry import Registry
-from agents.retry import RetryPolicy
+from mcot.agents.registry import Registry
+from mcot.agents.retry import RetryPolicy
 
 if TYPE_CHECKING:
-    from agents.generators.solver import ImageOptions, ImageSolver
+    from mcot.agents.generators.solver import ImageOptions, ImageSolver
 
 
 @dataclass(frozen=True)
@@ -88,13 +88,13 @@ def load_generator(
 
 
 def _diffusers(argument: str, options: GeneratorOptions) -> ImageGenerator:
-    from agents.generators.diffusers_pipeline import DiffusersGenerator
+    from mcot.agents.generators.diffusers_pipeline import DiffusersGenerator
 
     return DiffusersGenerator(argument)
 
 
 def _openai_image(argument: str, options: GeneratorOptions) -> ImageGenerator:
-    from agents.generators.openai_images import OpenAIImagesGenerator
+    from mcot.agents.generators.openai_images import OpenAIImagesGenerator
 
     return OpenAIImagesGenerator(argument, base_url=options.base_url, timeout_s=options.timeout_s, retry=options.retry)
 
@@ -106,7 +106,7 @@ def _procedural(argument: str, options: GeneratorOptions) -> ImageGenerator:
             f"'procedural:{argument}' names no variant: use procedural (correct scenes) "
             "or procedural:broken (each scene's broken twin)"
         )
-    from agents.generators.procedural import ProceduralGenerator
+    from mcot.agents.generators.procedural import ProceduralGenerator
 
     return ProceduralGenerator(variant=variant)
 
@@ -127,13 +127,13 @@ register_generator(
     help="physically exact schematic scenes; procedural:broken for each scene's broken twin",
 )
 
-_LAZY = {"ImageSolver": "agents.generators.solver", "ImageOptions": "agents.generators.solver"}
+_LAZY = {"ImageSolver": "mcot.agents.generators.solver", "ImageOptions": "mcot.agents.generators.solver"}
 
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
-        raise AttributeError(f"module 'agents.generators' has no attribute {name!r}")
+        raise AttributeError(f"module 'mcot.agents.generators' has no attribute {name!r}")
     value = getattr(import_module(module), name)
     globals()[name] = value
     return value

@@ -10,7 +10,7 @@ import io
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from agents.errors import AgentError
+from mcot.agents.errors import AgentError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

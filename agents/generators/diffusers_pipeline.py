@@ -22,9 +22,9 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-from agents.errors import ModelSpecError
-from agents.generators.base import GeneratedImage, GeneratorError, ImageRequest, ImageResponse
-from agents.pricing import image_cost_usd
+from mcot.agents.errors import ModelSpecError
+from mcot.agents.generators.base import GeneratedImage, GeneratorError, ImageRequest, ImageResponse
+from mcot.agents.pricing import image_cost_usd
 
 EXTRA_ADVICE = 'pip install "mcot[gen]" (without a GPU, first pip install torch==2.13.0: the CPU build)'
 """What to install for this generator, as said in the one-line error when the extra is missing."""

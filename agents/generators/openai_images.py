@@ -1,7 +1,7 @@
 """`openai-image:MODEL`: the OpenAI Images API (generations and edits), images returned as base64 PNG.
 
 Retries, Retry-After and key hygiene are those of the chat backends: the SDK's own retries are off and every
-retry goes through `agents.retry.call_with_retries` with the OpenAI failure classification, noted for the
+retry goes through `mcot.agents.retry.call_with_retries` with the OpenAI failure classification, noted for the
 trace; the key comes from OPENAI_API_KEY only and is scrubbed from every error. `--base-url` (or
 OPENAI_BASE_URL, with /v1) points the client at another server. The cost comes from prices.json's image table.
 """
@@ -14,12 +14,11 @@ import os
 from typing import Any
 
 import openai
-
-from agents.backends.base import redactor
-from agents.backends.loop_clients import LoopClients
-from agents.backends.openai_chat import UnparsableResponse, classify_openai_error
-from agents.errors import ModelError, ModelSpecError
-from agents.generators.base import (
+from mcot.agents.backends.base import redactor
+from mcot.agents.backends.loop_clients import LoopClients
+from mcot.agents.backends.openai_chat import UnparsableResponse, classify_openai_error
+from mcot.agents.errors import ModelError, ModelSpecError
+from mcot.agents.generators.base import (
     GeneratedImage,
     GeneratorError,
     ImageRequest,
@@ -27,9 +26,9 @@ from agents.generators.base import (
     as_png,
     size_text,
 )
-from agents.messages import sniff_media_type
-from agents.pricing import image_cost_usd
-from agents.retry import RetryPolicy, call_with_retries
+from mcot.agents.messages import sniff_media_type
+from mcot.agents.pricing import image_cost_usd
+from mcot.agents.retry import RetryPolicy, call_with_retries
 
 _ALWAYS_BASE64 = ("gpt-image", "chatgpt-image")
 """Models that always answer base64 and refuse `response_format`; every other model is asked for b64_json."""

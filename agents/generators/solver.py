@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents.backends.base import redactor
-from agents.generators.base import GeneratorError, ImageGenerator, ImageRequest, ImageResponse, size_text
-from agents.session import Blobs, blob_path
-from agents.solver import Prediction
-from agents.trace import Recorder, Trace
+from mcot.agents.backends.base import redactor
+from mcot.agents.generators.base import GeneratorError, ImageGenerator, ImageRequest, ImageResponse, size_text
+from mcot.agents.session import Blobs, blob_path
+from mcot.agents.solver import Prediction
+from mcot.agents.trace import Recorder, Trace
 
 if TYPE_CHECKING:
-    from benchmarks.item import Item
+    from mcot.benchmarks.item import Item
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class ImageSolver:
             "scene": item.meta.get("scene"),
         }
         if item.images:
-            from benchmarks.item import contained_path  # an input image may not leave the items directory
+            from mcot.benchmarks.item import contained_path  # an input image may not leave the items directory
 
             image = contained_path(Path(view_root), item.images[0], f"item {item.id!r}").read_bytes()
             return "edit", ImageRequest(prompt=item.question, image=image, **common)

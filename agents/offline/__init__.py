@@ -4,7 +4,7 @@ A strategy recognises its kind of item from what a model would see (question tex
 canvas image) and plays it with the tools it declares, reading the results of its own tool calls. Strategies
 are registered by name; the first that recognises an item plays it, but only when the request offers every
 tool it needs: otherwise the policy says what it would need and gives its fixed guess. Everything else gets
-the fixed guess in the benchmark's answer format (agents.prompts' task-format registry). Nothing here can
+the fixed guess in the benchmark's answer format (mcot.agents.prompts' task-format registry). Nothing here can
 read an item's answer, meta or category: the policy only receives the model request.
 
 Modules import one way: `strategies` and `pixels` import none of the others, `linework` imports `pixels`,
@@ -12,9 +12,16 @@ Modules import one way: `strategies` and `pixels` import none of the others, `li
 imports `builtin`, `guess` and `strategies`; this package re-exports.
 """
 
-from agents.offline.guess import cannot_solve, fixed_guess
-from agents.offline.policy import OfflineBackend, next_move, offline_view
-from agents.offline.strategies import Move, OfflineView, Strategy, register_strategy, strategies, unregister_strategy
+from mcot.agents.offline.guess import cannot_solve, fixed_guess
+from mcot.agents.offline.policy import OfflineBackend, next_move, offline_view
+from mcot.agents.offline.strategies import (
+    Move,
+    OfflineView,
+    Strategy,
+    register_strategy,
+    strategies,
+    unregister_strategy,
+)
 
 __all__ = [
     "Move",

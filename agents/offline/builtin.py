@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agents.offline.games import STRATEGIES as GAME_STRATEGIES
-from agents.offline.strategies import register_strategy
+from mcot.agents.offline.games import STRATEGIES as GAME_STRATEGIES
+from mcot.agents.offline.strategies import register_strategy
 
 
 def register_builtin_strategies() -> None:

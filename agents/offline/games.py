@@ -7,7 +7,7 @@ with draw=true, so the trace shows the solution on the canvas), answer (from the
 comes next is decided from the tool results already in the conversation, so a strategy keeps no state of its
 own. Perception results are refined from the canvas pixels where a tool's answer is too coarse or missing
 (arrow tips, thin mirrors, the sharp corners of glass prisms, the numbers next to dots, the strokes of a line
-drawing: agents.offline.pixels and agents.offline.linework); the canvas is still clean then, because the look
+drawing: mcot.agents.offline.pixels and mcot.agents.offline.linework); the canvas is still clean then, because the look
 beat draws nothing.
 
 Every strategy here computes its answer with domain tools (solve_maze, trace_light_ray, simulate_projectile,
@@ -24,14 +24,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from mcot.agents.messages import ToolResultPart
+from mcot.agents.offline import linework, pixels
+from mcot.agents.offline.guess import fixed_guess
+from mcot.agents.offline.pixels import PixelError
+from mcot.agents.offline.strategies import Move, OfflineView, Strategy
+from mcot.agents.prompts import format_final_answer
 from shapely.geometry import LinearRing, LineString, Point, box
-
-from agents.messages import ToolResultPart
-from agents.offline import linework, pixels
-from agents.offline.guess import fixed_guess
-from agents.offline.pixels import PixelError
-from agents.offline.strategies import Move, OfflineView, Strategy
-from agents.prompts import format_final_answer
 
 # The colours the game pictures use for labelled things (exits, targets, balloons, bricks), by the names the
 # questions use. CSS's own "orange", "purple" or "gold" are other shades, so tools get these as hex.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.offline.strategies import OfflineView
-from agents.prompts import format_final_answer
+from mcot.agents.offline.strategies import OfflineView
+from mcot.agents.prompts import format_final_answer
 
 
 def fixed_guess(view: OfflineView) -> str:

@@ -13,9 +13,8 @@ import itertools
 import math
 
 import numpy as np
+from mcot.agents.offline.pixels import PixelError
 from shapely.geometry import MultiPoint
-
-from agents.offline.pixels import PixelError
 
 Vec = tuple[float, float]
 Segment = tuple[Vec, Vec]

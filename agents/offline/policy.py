@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 
-from agents.backends.base import DETERMINISTIC, ModelRequest, ModelResponse, Usage
-from agents.messages import ImagePart, ToolCall, ToolResultPart
-from agents.offline.builtin import register_builtin_strategies
-from agents.offline.guess import cannot_solve, fixed_guess
-from agents.offline.strategies import Move, OfflineView, strategies
+from mcot.agents.backends.base import DETERMINISTIC, ModelRequest, ModelResponse, Usage
+from mcot.agents.messages import ImagePart, ToolCall, ToolResultPart
+from mcot.agents.offline.builtin import register_builtin_strategies
+from mcot.agents.offline.guess import cannot_solve, fixed_guess
+from mcot.agents.offline.strategies import Move, OfflineView, strategies
 
 
 def offline_view(request: ModelRequest) -> OfflineView:

@@ -6,14 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.messages import ToolResultPart
+from mcot.agents.messages import ToolResultPart
 
 
 @dataclass(frozen=True)
 class OfflineView:
     """What the offline policy may look at: the prompt view's text fields, images, and its own tool results.
 
-    `benchmark` only picks the answer format (agents.prompts' registry); no strategy reads it. The item's
+    `benchmark` only picks the answer format (mcot.agents.prompts' registry); no strategy reads it. The item's
     category and the arm's name are left out on purpose: strategies recognise an item by what a model is
     shown, and what the policy may do comes from `tools`, the tools the request offers. `canvas` is the PNG
     (or JPEG) the model was last shown of the canvas, None when no canvas is open.

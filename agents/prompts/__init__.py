@@ -3,7 +3,7 @@
 A benchmark's task format is its inference protocol as the model sees it: the task template (used verbatim
 in text mode and as the task text in canvas mode, so every arm answers in the same format) and the writer of
 a final answer in that format. Benchmarks register theirs by name (`register_task_format`; the built-in
-ones are declared in `mcot/benchmarks.py`); an unregistered benchmark gets `task.default.txt` and `boxed`.
+ones are declared in `mcot/declarations.py`); an unregistered benchmark gets `task.default.txt` and `boxed`.
 Nothing here knows a benchmark's name. `system.canvas.txt` explains the canvas and its tools;
 `observation*.txt` caption the canvas images.
 """
@@ -18,7 +18,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from agents.errors import PromptError
+from mcot.agents.errors import PromptError
 
 DEFAULT_TASK_TEMPLATE = "task.default.txt"
 IMAGE_TASK_TEMPLATE = "task.image.txt"

@@ -5,12 +5,12 @@
 src, out, **options)` writes an items directory with `skipped.jsonl` and returns a ConvertSummary.
 """
 
-from benchmarks.loaders._convert import SKIPPED_FILE, convert
-from benchmarks.loaders._detect import detect_format
-from benchmarks.loaders._images import DEFAULT_MAX_PIXELS
-from benchmarks.loaders._load import FORMATS, iter_load, load, options_of
-from benchmarks.loaders._types import ConvertSummary, LoadedItem, LoaderError, LoadResult, Skip
-from benchmarks.loaders.omniphys_mapping import FieldMapping, parse_mapping
+from mcot.benchmarks.loaders._convert import SKIPPED_FILE, convert
+from mcot.benchmarks.loaders._detect import detect_format
+from mcot.benchmarks.loaders._images import DEFAULT_MAX_PIXELS
+from mcot.benchmarks.loaders._load import FORMATS, iter_load, load, options_of
+from mcot.benchmarks.loaders._types import ConvertSummary, LoadedItem, LoaderError, LoadResult, Skip
+from mcot.benchmarks.loaders.omniphys_mapping import FieldMapping, parse_mapping
 
 __all__ = [
     "DEFAULT_MAX_PIXELS",

@@ -6,9 +6,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks.item import ItemError, ItemsWriter
-from benchmarks.loaders._load import iter_load
-from benchmarks.loaders._types import ConvertSummary, LoadedItem, LoaderError, Skip, Tally
+from mcot.benchmarks.item import ItemError, ItemsWriter
+from mcot.benchmarks.loaders._load import iter_load
+from mcot.benchmarks.loaders._types import ConvertSummary, LoadedItem, LoaderError, Skip, Tally
 
 SKIPPED_FILE = "skipped.jsonl"
 

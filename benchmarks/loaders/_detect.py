@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarks.item import ITEMS_FILE
-from benchmarks.loaders.gepbench import dataset_root
-from benchmarks.loaders.gobench import DATA_FILE
+from mcot.benchmarks.item import ITEMS_FILE
+from mcot.benchmarks.loaders.gepbench import dataset_root
+from mcot.benchmarks.loaders.gobench import DATA_FILE
 
 _PEEK = 65_536
 _ITEM_KEYS = {"id", "benchmark", "answer_type"}

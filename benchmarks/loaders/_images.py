@@ -9,9 +9,8 @@ import re
 import warnings
 from dataclasses import dataclass
 
+from mcot.benchmarks.loaders._types import SkipItem
 from PIL import Image
-
-from benchmarks.loaders._types import SkipItem
 
 DEFAULT_MAX_PIXELS = 40_000_000
 _KEPT_FORMATS = {"PNG": ".png", "JPEG": ".jpg"}

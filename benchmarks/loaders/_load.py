@@ -7,14 +7,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from mcot.benchmarks.loaders._types import LoadedItem, LoaderError, LoadResult, Skip, Tally
+from mcot.benchmarks.loaders.gepbench import load_gepbench
+from mcot.benchmarks.loaders.gobench import load_gobench
+from mcot.benchmarks.loaders.items_dir import load_items_dir
+from mcot.benchmarks.loaders.omniphys import load_omniphys
+from mcot.benchmarks.loaders.rbench_v import load_rbench_v
 from pydantic import ValidationError
-
-from benchmarks.loaders._types import LoadedItem, LoaderError, LoadResult, Skip, Tally
-from benchmarks.loaders.gepbench import load_gepbench
-from benchmarks.loaders.gobench import load_gobench
-from benchmarks.loaders.items_dir import load_items_dir
-from benchmarks.loaders.omniphys import load_omniphys
-from benchmarks.loaders.rbench_v import load_rbench_v
 
 Loader = Callable[..., Iterator[LoadedItem | Skip]]
 LOADERS: dict[str, Loader] = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.loaders._types import SkipItem
+from mcot.benchmarks.loaders._types import SkipItem
 
 
 def inside(root: Path, relative: str) -> Path:

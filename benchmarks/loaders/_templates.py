@@ -11,7 +11,7 @@ from string import Template
 @cache
 def template_text(name: str) -> str:
     """Return the text of the template `templates/<name>.txt`."""
-    return resources.files("benchmarks.loaders").joinpath("templates", f"{name}.txt").read_text(encoding="utf-8")
+    return resources.files("mcot.benchmarks.loaders").joinpath("templates", f"{name}.txt").read_text(encoding="utf-8")
 
 
 def render(name: str, **values: str) -> str:

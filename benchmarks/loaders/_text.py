@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks.loaders._types import SkipItem
+from mcot.benchmarks.loaders._types import SkipItem
 
 
 def numbered_lines(path: Path) -> Iterator[tuple[int, str | None]]:

@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from mcot.benchmarks.item import ITEMS_FILE, Item
+from mcot.benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image
+from mcot.benchmarks.loaders._paths import read_inside
+from mcot.benchmarks.loaders._text import NOT_UTF8, numbered_lines
+from mcot.benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
 from pydantic import ValidationError
-
-from benchmarks.item import ITEMS_FILE, Item
-from benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image
-from benchmarks.loaders._paths import read_inside
-from benchmarks.loaders._text import NOT_UTF8, numbered_lines
-from benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
 
 
 def load_items_dir(src: Path, tally: Tally, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Iterator[LoadedItem | Skip]:

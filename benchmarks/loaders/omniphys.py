@@ -7,13 +7,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks.item import Item
-from benchmarks.loaders._answers import answer_letter, infer_answer_type, letters_answer, parse_options, yes_no
-from benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image, decode_base64, is_data_uri
-from benchmarks.loaders._paths import read_inside
-from benchmarks.loaders._text import json_record
-from benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
-from benchmarks.loaders.omniphys_mapping import FieldMapping, parse_mapping
+from mcot.benchmarks.item import Item
+from mcot.benchmarks.loaders._answers import answer_letter, infer_answer_type, letters_answer, parse_options, yes_no
+from mcot.benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image, decode_base64, is_data_uri
+from mcot.benchmarks.loaders._paths import read_inside
+from mcot.benchmarks.loaders._text import json_record
+from mcot.benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
+from mcot.benchmarks.loaders.omniphys_mapping import FieldMapping, parse_mapping
 
 BENCHMARK = "omniphys"
 CHOICE_TYPES = {"single_choice", "multi_select"}

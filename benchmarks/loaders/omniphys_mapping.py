@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-from benchmarks.loaders._types import LoaderError
+from mcot.benchmarks.loaders._types import LoaderError
 
 FIELDS = ("id", "question", "answer", "type", "choices", "images", "output_image", "solution", "stage", "domain")
 TASK_TYPES = ("single_choice", "multi_select", "true_false", "fill_in", "open_ended", "diagram_editing")

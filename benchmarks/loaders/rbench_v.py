@@ -15,12 +15,11 @@ from typing import Any, BinaryIO
 import pyarrow as pa
 import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
-
-from benchmarks.item import Item
-from benchmarks.loaders._answers import answer_letter, infer_answer_type, parse_options
-from benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image, decode_base64
-from benchmarks.loaders._paths import read_inside
-from benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
+from mcot.benchmarks.item import Item
+from mcot.benchmarks.loaders._answers import answer_letter, infer_answer_type, parse_options
+from mcot.benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image, decode_base64
+from mcot.benchmarks.loaders._paths import read_inside
+from mcot.benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
 
 BENCHMARK = "rbench-v"
 CATEGORY_FIELDS = ("catagory", "category", "subject")

@@ -5,16 +5,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from benchmarks.item import Item
-from eval import judges
-from eval.extract import (
+from mcot.benchmarks.item import Item
+from mcot.eval import judges
+from mcot.eval.extract import (
     extract_choice,
     extract_final_answer,
 )
-from eval.match import match_answer, parse_quantity
-from eval.protocols.gepbench import gepbench_robust
-from eval.protocols.scorer import Scorer
-from eval.rundir import Score
+from mcot.eval.match import match_answer, parse_quantity
+from mcot.eval.protocols.gepbench import gepbench_robust
+from mcot.eval.protocols.scorer import Scorer
+from mcot.eval.rundir import Score
 
 
 async def generic_protocol(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.item import Item
-from eval.extract import extract_choice_robust, last_standalone_letter, option_letters
-from eval.match import normalize_text
-from eval.protocols.scorer import Scorer
-from eval.rundir import Score
+from mcot.benchmarks.item import Item
+from mcot.eval.extract import extract_choice_robust, last_standalone_letter, option_letters
+from mcot.eval.match import normalize_text
+from mcot.eval.protocols.scorer import Scorer
+from mcot.eval.rundir import Score
 
 
 def answer_letter(item: Item) -> str | None:

@@ -9,13 +9,13 @@ critic's reply is read and in what an unreadable reply leaves out:
   ratings are the first number after the labels `Aesthetics Rating` and `Instruction Consistency Rating`; if
   any of the three cannot be read, the item leaves all three means.
 - `gobench_robust` reads it as the paper words it: authenticity is the sum of the five answers (Yes 1, No 0,
-  Cannot be determined 0.5), the ratings are read by tolerant labels (eval.extract.read_labelled_rating), and a
+  Cannot be determined 0.5), the ratings are read by tolerant labels (mcot.eval.extract.read_labelled_rating), and a
   dimension that cannot be read leaves that dimension's mean only.
 
 Generation items (images rated by a judge) are scored the same way under both names: the judge answers the
 image's authenticity questions (a procedural image its own, a GOBench item its `questions_reality`) and rates
 aesthetics and fidelity; an image whose answers are known by construction also gets its calibration pairs
-(eval.calibration).
+(mcot.eval.calibration).
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ import re
 from functools import partial
 from typing import Any
 
-from benchmarks.item import Item
-from eval import judges
-from eval.calibration import answer_word, calibration_pairs, known_answers
-from eval.extract import read_answer_list, read_labelled_rating
-from eval.protocols.scorer import Scorer
-from eval.registry import OFFICIAL, ROBUST
-from eval.rundir import Score
+from mcot.benchmarks.item import Item
+from mcot.eval import judges
+from mcot.eval.calibration import answer_word, calibration_pairs, known_answers
+from mcot.eval.extract import read_answer_list, read_labelled_rating
+from mcot.eval.protocols.scorer import Scorer
+from mcot.eval.registry import OFFICIAL, ROBUST
+from mcot.eval.rundir import Score
 
 GOBENCH_DIMENSIONS = ("authenticity", "aesthetics", "fidelity")
 
@@ -94,7 +94,7 @@ async def _gobench(scorer: Scorer, item: Item, text: str, result: dict[str, Any]
     if not human:
         scorer.unjudged(score, "the item has no human scores to compare with (convert with --scores)")
         return
-    from eval.metrics import scaled_proximity_score
+    from mcot.eval.metrics import scaled_proximity_score
 
     if left_out:
         score.details["left_out"] = True

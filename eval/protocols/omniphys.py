@@ -3,7 +3,7 @@
 One protocol serves as both `official` and `robust`: the paper states the credit rules (single choice and
 true/false 1 or 0; multi-select and multi-slot fill-in partial credit only when no wrong option or slot is
 given; S2/S3 = n/m key steps) but no extraction rule finer than mcot's, so there is nothing to split. Strict
-mastery (P_obj, P_open) is counted in eval.metrics.omniphys_table over every objective / open item.
+mastery (P_obj, P_open) is counted in mcot.eval.metrics.omniphys_table over every objective / open item.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from benchmarks.item import Item
-from eval import judges
-from eval.extract import (
+from mcot.benchmarks.item import Item
+from mcot.eval import judges
+from mcot.eval.extract import (
     extract_boxed,
     extract_boxed_all,
     extract_choice_robust,
@@ -21,10 +21,10 @@ from eval.extract import (
     strip_latex_text,
     yes_no_value,
 )
-from eval.match import match_answer
-from eval.protocols.generic import last_line
-from eval.protocols.scorer import Scorer
-from eval.rundir import Score
+from mcot.eval.match import match_answer
+from mcot.eval.protocols.generic import last_line
+from mcot.eval.protocols.scorer import Scorer
+from mcot.eval.rundir import Score
 
 
 async def omniphys_official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:

@@ -7,7 +7,7 @@ verdict call; otherwise the judge's reply to `rbench_verdict` must be exactly `0
 judge only `exact_reading` can settle an item (correct); everything else is unjudged.
 
 Robust: the last `\\boxed{}` (or, for choice items, the option letter) is matched by rules (`rbench_match`:
-counts, angles, then `eval.match.match_answer`); what they cannot settle goes to the judge, once per stage.
+counts, angles, then `mcot.eval.match.match_answer`); what they cannot settle goes to the judge, once per stage.
 docs/scoring.md lists every rule of both.
 """
 
@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.item import Item
-from eval import judges
-from eval.extract import extract_boxed, extract_boxed_all, extract_choice
-from eval.match import Match, match_angle, match_answer, parse_number, parse_quantity
-from eval.protocols.scorer import Scorer
-from eval.rundir import Score
+from mcot.benchmarks.item import Item
+from mcot.eval import judges
+from mcot.eval.extract import extract_boxed, extract_boxed_all, extract_choice
+from mcot.eval.match import Match, match_angle, match_answer, parse_number, parse_quantity
+from mcot.eval.protocols.scorer import Scorer
+from mcot.eval.rundir import Score
 
 OFFICIAL_TRIES = 5
 """Calls per judge stage in the official protocol before the stage counts as failed (score 0)."""

@@ -1,7 +1,7 @@
 """The Scorer: what every benchmark protocol gets besides the item (judge, templates, cache, roots), and failures.
 
 A protocol is a module-level coroutine `(scorer, item, text, result, score) -> None` that fills `score`; the
-benchmark's declaration registers it (eval.registry). A result that failed (status "error" or "budget") never
+benchmark's declaration registers it (mcot.eval.registry). A result that failed (status "error" or "budget") never
 reaches a protocol: it is scored `method: "error"`, wrong, with the status and reason in its details.
 A protocol never guesses what it could not decide: without a judge, what rules cannot settle gets method
 "none" (unjudged); a judge that fails or replies unparsably gives method "judge_error". Both have `correct`
@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.item import Item, ItemError, contained_path
-from eval import judges
-from eval.judges import JudgeCache, JudgeModel, JudgeReply, Template
-from eval.match import DEFAULT_REL_TOL
-from eval.registry import OFFICIAL, scoring_spec
-from eval.rundir import Score
+from mcot.benchmarks.item import Item, ItemError, contained_path
+from mcot.eval import judges
+from mcot.eval.judges import JudgeCache, JudgeModel, JudgeReply, Template
+from mcot.eval.match import DEFAULT_REL_TOL
+from mcot.eval.registry import OFFICIAL, scoring_spec
+from mcot.eval.rundir import Score
 
 FAILED_STATUSES = ("error", "budget")
 FACET_KEYS = ("level", "task")

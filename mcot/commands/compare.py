@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
-from eval.errors import EvalError
 from mcot.errors import UsageError
+from mcot.eval.errors import EvalError
 
 
 def comparison_markdown(
@@ -16,9 +16,9 @@ def comparison_markdown(
     """Return the paired comparison(s) as markdown; raise UsageError when the runs or arms cannot be compared.
 
     `a` and `b` name the arms (of RUN, or of RUN and RUN_B); without them one run compares its two arms, or
-    text against each other arm when it has more (eval.compare.choose_pairs).
+    text against each other arm when it has more (mcot.eval.compare.choose_pairs).
     """
-    from eval.compare import compare_runs
+    from mcot.eval.compare import compare_runs
 
     try:
         comparisons = compare_runs(Path(run_dir), Path(run_b) if run_b else None, a=a, b=b, force=force)
@@ -36,7 +36,7 @@ def run_compare(
     b: str | None = None,
 ) -> int:
     """Print the paired comparison(s) of arms `a` and `b` (and write them as markdown to `out`); return 0."""
-    from eval.rundir import write_text_atomic
+    from mcot.eval.rundir import write_text_atomic
 
     text = comparison_markdown(run_dir, run_b, a=a, b=b, force=force)
     typer.echo(text)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
-from benchmarks.item import ItemError
-from benchmarks.loaders import FORMATS, LoaderError, convert, options_of
+from mcot.benchmarks.item import ItemError
+from mcot.benchmarks.loaders import FORMATS, LoaderError, convert, options_of
 from mcot.errors import UsageError
 
 

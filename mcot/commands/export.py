@@ -7,8 +7,8 @@ from pathlib import Path
 
 import typer
 
-from eval.errors import EvalError
 from mcot.errors import UsageError
+from mcot.eval.errors import EvalError
 from mcot.export import ExportError, export_run
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.generators.games import TASKS, GameError, blocks, make_block
-from benchmarks.item import ItemError, ItemsWriter
+from mcot.benchmarks.generators.games import TASKS, GameError, blocks, make_block
+from mcot.benchmarks.item import ItemError, ItemsWriter
 from mcot.errors import UsageError
 from mcot.executors.blocks import block_mapper, check_workers
 

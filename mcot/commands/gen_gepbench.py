@@ -7,11 +7,11 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from benchmarks.generators.gepbench.engine import LEVELS, SUMMARY_FILE, write
-from benchmarks.generators.gepbench.llava import CAPTIONS_FILE, INSTRUCTIONS_FILE
-from benchmarks.generators.gepbench.noise import NOISE_MODELS
-from benchmarks.generators.gepbench.questions import ASPECTS, WORDINGS
-from benchmarks.item import ItemError, ItemsWriter, iter_items
+from mcot.benchmarks.generators.gepbench.engine import LEVELS, SUMMARY_FILE, write
+from mcot.benchmarks.generators.gepbench.llava import CAPTIONS_FILE, INSTRUCTIONS_FILE
+from mcot.benchmarks.generators.gepbench.noise import NOISE_MODELS
+from mcot.benchmarks.generators.gepbench.questions import ASPECTS, WORDINGS
+from mcot.benchmarks.item import ItemError, ItemsWriter, iter_items
 from mcot.errors import UsageError
 from mcot.executors.blocks import block_mapper, check_workers
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
-from eval.errors import EvalError
 from mcot.errors import UsageError
+from mcot.eval.errors import EvalError
 
 
 def run_score(
@@ -22,9 +22,9 @@ def run_score(
     `protocol` is "official" (each benchmark's published scoring, the default), "robust" (mcot's own) or
     "both" (official in scores.jsonl, robust in scores.robust.jsonl, and the pairs they read differently).
     """
-    from eval.metrics import benchmark_tables, name_protocol
-    from eval.report import differences_table, method_table
-    from eval.scoring import ROBUST_SCORES, check_protocol, score_run
+    from mcot.eval.metrics import benchmark_tables, name_protocol
+    from mcot.eval.report import differences_table, method_table
+    from mcot.eval.scoring import ROBUST_SCORES, check_protocol, score_run
 
     try:
         check_protocol(protocol)
@@ -51,7 +51,7 @@ def run_score(
         for table in name_protocol([method_table(scores), *benchmark_tables(scores)], name):
             typer.echo(table.markdown())
     if summary.robust is not None:
-        from eval.rundir import open_run
+        from mcot.eval.rundir import open_run
 
         typer.echo(differences_table(open_run(Path(run_dir)), summary.scores, summary.robust).markdown())
     if summary.missing_items:

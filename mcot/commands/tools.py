@@ -9,14 +9,14 @@ from typing import Any
 
 import typer
 
-from benchmarks.files import write_bytes_atomic
+from mcot.benchmarks.files import write_bytes_atomic
 from mcot.errors import UsageError
 
 
 def list_tools(json_out: bool = False) -> int:
     """Print every tool (name, group, description, argument schema) as text or as JSON; return 0."""
-    from tools import registry
-    from tools.schemas import parameters_schema
+    from mcot.tools import registry
+    from mcot.tools.schemas import parameters_schema
 
     specs = registry()
     if json_out:
@@ -58,8 +58,8 @@ def call_tool(
     With `out`, writes the canvas PNG there (for zoom, the magnified view). A tool error prints the result and
     raises UsageError (exit 2) with the error as its one-line reason.
     """
-    from canvas import Canvas, CanvasError
-    from tools import call
+    from mcot.canvas import Canvas, CanvasError
+    from mcot.tools import call
 
     try:
         if image is not None:

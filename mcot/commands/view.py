@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
-from eval.errors import EvalError
 from mcot.errors import UsageError
+from mcot.eval.errors import EvalError
 from mcot.viewer import shard_dir, write_viewer
 
 

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from mcot.executors.records import failure_record, pair_record
 
 if TYPE_CHECKING:
-    from agents.retry import Failure
-    from agents.solver import Solver
-    from benchmarks.item import Item
+    from mcot.agents.retry import Failure
+    from mcot.agents.solver import Solver
+    from mcot.benchmarks.item import Item
 
 Observer = Callable[["Failure | None"], None]
 """What hears every model call's outcome (None: it succeeded; a Failure: it failed): the runner's AIMD."""
@@ -75,7 +75,7 @@ class PairExecutor(Protocol):
 
 async def solve_outcome(solver: Solver, item: Item, arm: str, view_root: Path) -> PairOutcome:
     """Return the outcome of one pair solved with blobs kept in memory (for a driver on another machine)."""
-    from agents.session import MemoryBlobs
+    from mcot.agents.session import MemoryBlobs
 
     started = time.perf_counter()
     blobs = MemoryBlobs()

@@ -11,9 +11,9 @@ from mcot.executors.base import backend_endpoint_counts
 from mcot.executors.records import failure_record, pair_record
 
 if TYPE_CHECKING:
-    from agents.solver import Solver
-    from benchmarks.item import Item
-    from eval.rundir import RunDir
+    from mcot.agents.solver import Solver
+    from mcot.benchmarks.item import Item
+    from mcot.eval.rundir import RunDir
 
 
 class InProcessExecutor:
@@ -27,7 +27,7 @@ class InProcessExecutor:
     """Where a pair runs (here: nothing to say), for the runner's note on pairs that are slow to finish."""
 
     def __init__(self, run_dir: RunDir | Path, items_dir: Path, solvers: dict[str, Solver]) -> None:
-        from canvas import BlobStore
+        from mcot.canvas import BlobStore
 
         self.run_dir = as_run_dir(run_dir)
         self.items_dir = Path(items_dir)
@@ -68,6 +68,6 @@ class InProcessExecutor:
 
 def as_run_dir(run_dir: RunDir | Path) -> RunDir:
     """Return `run_dir` as a RunDir (a path is wrapped)."""
-    from eval.rundir import RunDir
+    from mcot.eval.rundir import RunDir
 
     return run_dir if isinstance(run_dir, RunDir) else RunDir(Path(run_dir))

@@ -24,8 +24,8 @@ from mcot.executors.records import failure_record
 from mcot.executors.wire import Outbox, read_frame
 
 if TYPE_CHECKING:
-    from benchmarks.item import Item
-    from eval.rundir import RunDir
+    from mcot.benchmarks.item import Item
+    from mcot.eval.rundir import RunDir
     from mcot.executors.base import Observer
     from mcot.executors.recipe import SolveRecipe
 

@@ -19,7 +19,7 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from benchmarks.item import contained_path
+from mcot.benchmarks.item import contained_path
 from mcot.errors import UsageError
 from mcot.executors.base import (
     ExecutorError,
@@ -33,9 +33,9 @@ from mcot.executors.inprocess import as_run_dir
 from mcot.executors.records import failure_record
 
 if TYPE_CHECKING:
-    from agents.retry import Failure
-    from benchmarks.item import Item
-    from eval.rundir import RunDir
+    from mcot.agents.retry import Failure
+    from mcot.benchmarks.item import Item
+    from mcot.eval.rundir import RunDir
     from mcot.executors.base import Observer
     from mcot.executors.recipe import SolveRecipe
 
@@ -139,7 +139,7 @@ class RayPairWorker:
 
     async def solve(self, line: str, arm: str, images: dict[str, bytes]) -> PairOutcome:
         """Return the outcome of one pair: the item's images are written under a local root first."""
-        from benchmarks.item import Item
+        from mcot.benchmarks.item import Item
 
         for relative, data in images.items():
             target = self.view_root / PurePosixPath(relative)
@@ -206,7 +206,7 @@ class RayExecutor:
         self.connect()
         import ray
 
-        from canvas import BlobStore
+        from mcot.canvas import BlobStore
 
         self._blobs = BlobStore(self.run_dir.blobs_dir)
         cpus = max(1.0, float(ray.cluster_resources().get("CPU", 1)))
@@ -259,7 +259,7 @@ class RayExecutor:
             for name, data in outcome.blobs.items():
                 self._blobs.put(data, name[64:] or ".png")
             if outcome.trace_text is not None:
-                from benchmarks.files import write_text_atomic
+                from mcot.benchmarks.files import write_text_atomic
 
                 path = self.run_dir.trace_path(item.id, arm)
                 write_text_atomic(path, outcome.trace_text)

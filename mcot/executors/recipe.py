@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agents.backends.base import ModelBackend
-    from agents.budget import Budget
-    from agents.limits import RateLimits
-    from agents.solver import Solver
+    from mcot.agents.backends.base import ModelBackend
+    from mcot.agents.budget import Budget
+    from mcot.agents.limits import RateLimits
+    from mcot.agents.solver import Solver
     from mcot.arms import Arm
     from mcot.executors.base import Observer
 
@@ -44,24 +44,24 @@ class SolveRecipe:
 
         The cache wraps the limiter, so that a cached answer never waits for a request slot.
         """
-        from agents.backends import load_model
-        from agents.retry import RetryPolicy
+        from mcot.agents.backends import load_model
+        from mcot.agents.retry import RetryPolicy
 
         retry = RetryPolicy(max_tries=self.max_tries, observer=observer)
         backend: Any = load_model(self.model, base_url=_urls(self.base_urls), timeout_s=self.timeout_s, retry=retry)
         if self.limits is not None and self.limits.active:
-            from agents.limits import RateLimitedBackend
+            from mcot.agents.limits import RateLimitedBackend
 
             backend = RateLimitedBackend(backend, self.limits)
         if self.cache_dir is not None:
-            from agents.cache import CachedBackend
+            from mcot.agents.cache import CachedBackend
 
             backend = CachedBackend(backend, self.cache_dir)
         return backend
 
     def build_solvers(self, observer: Observer | None = None) -> dict[str, Solver]:
         """Return one ChatSolver per arm, by arm name, sharing one backend (see `build_backend`)."""
-        from agents.solver import ChatSolver
+        from mcot.agents.solver import ChatSolver
 
         backend = self.build_backend(observer)
         return {arm.name: ChatSolver(backend, arm.name, tuple(arm.tools), self.budget) for arm in self.arms}

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agents.solver import Prediction
-    from benchmarks.item import Item
+    from mcot.agents.solver import Prediction
+    from mcot.benchmarks.item import Item
 
 
 def pair_record(item: Item, arm: str, prediction: Prediction, trace_rel: str | None) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from mcot.executors.wire import Outbox, read_frame
 
 if TYPE_CHECKING:
-    from agents.retry import Failure
+    from mcot.agents.retry import Failure
     from mcot.executors.inprocess import InProcessExecutor
 
 COUNTS_EVERY_S = 1.0
@@ -85,7 +85,7 @@ class WorkerLoop:
             self.outbox.put(("failed", f"{type(exc).__name__}: {exc}"))
             await self._drain()
             return 1
-        from benchmarks.item import Item
+        from mcot.benchmarks.item import Item
 
         self.outbox.put(("ready", os.getpid()))
         stopping = False

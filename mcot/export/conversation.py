@@ -70,8 +70,8 @@ def _template_note(pair: Pair, name: str, sha256: str) -> str | None:
 
 def task_text(pair: Pair, notes: list[str]) -> str:
     """Return the item's task text as its benchmark's protocol renders it (the text the model was given)."""
-    from agents.prompts import IMAGE_TASK_TEMPLATE, load_prompt, render_task, task_format
-    from mcot.benchmarks import declare_builtin
+    from mcot.agents.prompts import IMAGE_TASK_TEMPLATE, load_prompt, render_task, task_format
+    from mcot.declarations import declare_builtin
 
     declare_builtin()
     item = pair.item
@@ -83,7 +83,7 @@ def task_text(pair: Pair, notes: list[str]) -> str:
 
 
 def _canvas_size(pair: Pair) -> tuple[int, int]:
-    from agents.session import BLANK_CANVAS
+    from mcot.agents.session import BLANK_CANVAS
 
     paths = pair.item_image_paths()
     if paths and paths[0].is_file():
@@ -103,7 +103,7 @@ def _offered(pair: Pair) -> tuple[str, ...]:
     listed = pair.run.arm_tools(pair.arm)
     if listed is not None:
         return listed
-    from tools import registry
+    from mcot.tools import registry
 
     known = registry()
     called = [step.get("tool") for step in pair.trace if step.get("kind") == "tool" and step.get("tool") in known]
@@ -112,9 +112,9 @@ def _offered(pair: Pair) -> tuple[str, ...]:
 
 def system_prompt(pair: Pair, offered: tuple[str, ...], notes: list[str]) -> str:
     """Return the system prompt of an arm with tools, rendered as the solver rendered it for this item."""
-    from agents.budget import Budget
-    from agents.prompts import load_prompt
-    from agents.session import drawn_by
+    from mcot.agents.budget import Budget
+    from mcot.agents.prompts import load_prompt
+    from mcot.agents.session import drawn_by
 
     manifest = pair.run.manifest
     max_steps = (manifest.get("config") or {}).get("max_steps") or (manifest.get("solver") or {}).get("max_steps")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eval.rundir import Run, open_run
+from mcot.eval.rundir import Run, open_run
 from mcot.export.formats import (
     FOLDER_FORMATS,
     FORMATS,
@@ -129,8 +129,8 @@ def _scored(
     """Return the run and its scores, scoring it first when asked and unscored; warn when it stays unscored."""
     scores = read_run_scores(run)
     if scores is None and score:
-        from eval.scoring import score_run
-        from mcot.benchmarks import declare_builtin
+        from mcot.declarations import declare_builtin
+        from mcot.eval.scoring import score_run
 
         declare_builtin()
         score_run(run.root)

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.item import Item
-from eval.advice import MISSING_STATUS
-from eval.rundir import Run, latest_by_key, order_arms, read_jsonl
+from mcot.benchmarks.item import Item
+from mcot.eval.advice import MISSING_STATUS
+from mcot.eval.rundir import Run, latest_by_key, order_arms, read_jsonl
 from mcot.export.images import ImageCatalog
 
 MISSING_REASON = "the run has no result for this item and arm (interrupted, or not run yet)"
@@ -164,7 +164,7 @@ def record_view(pair: Pair, catalog: ImageCatalog) -> dict[str, Any]:
 
 def _contained(root: Path, relative: str) -> bool:
     """Return True when the item-relative path stays inside `root` once resolved."""
-    from benchmarks.item import ItemError, contained_path
+    from mcot.benchmarks.item import ItemError, contained_path
 
     try:
         contained_path(root, relative)

@@ -49,8 +49,8 @@ def tool_definitions(pair: Pair, names: tuple[str, ...], notes: list[str]) -> li
     """Return the Chat Completions `tools` entries of the arm's tools (noting tools gone or changed since the run)."""
     if not names:
         return []
-    import tools
-    from tools.toolsets import schema_sha256
+    from mcot import tools
+    from mcot.tools.toolsets import schema_sha256
 
     registered = tools.registry()
     known = [name for name in names if name in registered]

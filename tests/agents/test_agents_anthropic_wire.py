@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import base64
 
-from agents import Budget, load_model, solve
-from agents.fake_provider import Fail, FakeProvider, Reply
+from mcot.agents import Budget, load_model, solve
+from mcot.agents.fake_provider import Fail, FakeProvider, Reply
 
 
 def test_tool_results_lead_the_next_user_turn_and_carry_images(item_dir, toolbox, keys, quick_retry, fake_sleep):
@@ -52,8 +52,7 @@ def test_tool_results_lead_the_next_user_turn_and_carry_images(item_dir, toolbox
 
 def test_missing_key_is_a_clear_error(monkeypatch):
     import pytest
-
-    from agents import ModelSpecError
+    from mcot.agents import ModelSpecError
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(ModelSpecError, match="ANTHROPIC_API_KEY"):

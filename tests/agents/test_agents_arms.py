@@ -9,11 +9,11 @@ import asyncio
 import json
 
 import pytest
+from mcot.agents import Budget, load_model, solve
+from mcot.agents.fake_provider import Fail, FakeProvider, Reply
+from mcot.tools.canvas_ops import CANVAS_TOOLS
 
-import tools
-from agents import Budget, load_model, solve
-from agents.fake_provider import Fail, FakeProvider, Reply
-from tools.canvas_ops import CANVAS_TOOLS
+from mcot import tools
 
 DRAW_LINE = ("draw_line", {"start": [40, 40], "end": [120, 100]})
 MAZE = {"grid": ["S.#", ".#E", "..."], "cell": 20, "origin": [10, 10], "draw": True}
@@ -133,7 +133,7 @@ def test_reasoning_models_get_the_seed_but_no_temperature(item_dir, keys):
 
 
 def test_anthropic_never_sends_a_seed_and_sends_temperature_where_the_api_has_it(item_dir, keys):
-    from agents.backends.anthropic_messages import _accepts_temperature
+    from mcot.agents.backends.anthropic_messages import _accepts_temperature
 
     item, root = item_dir
     with FakeProvider([Reply("", [DRAW_LINE]), Reply("\\boxed{1}")]) as server:
@@ -150,9 +150,9 @@ def test_anthropic_never_sends_a_seed_and_sends_temperature_where_the_api_has_it
 
 
 def test_anthropic_params_carry_temperature_when_the_sdk_takes_it(keys, monkeypatch):
-    from agents.backends import anthropic_messages
-    from agents.backends.base import ModelRequest
-    from agents.messages import user
+    from mcot.agents.backends import anthropic_messages
+    from mcot.agents.backends.base import ModelRequest
+    from mcot.agents.messages import user
 
     monkeypatch.setattr(anthropic_messages, "_accepts_temperature", lambda: True)
     model = load_model("anthropic:claude-haiku-4-5")
@@ -186,7 +186,7 @@ def test_sampling_support_of_each_backend(keys, tmp_path, monkeypatch):
 
 
 def test_old_trace_lines_load_without_the_new_fields():
-    from agents import Step
+    from mcot.agents import Step
 
     tool = Step.from_dict({"step": 1, "kind": "tool", "t": 0.1, "tool": "draw_line", "ops": []})
     model = Step.from_dict({"step": 0, "kind": "model", "t": 0.0, "text": "hi"})

@@ -6,9 +6,8 @@ import asyncio
 import json
 
 import pytest
-
-from agents import Budget, ModelSpecError, load_model, solve
-from agents.fake_provider import FakeProvider, Reply
+from mcot.agents import Budget, ModelSpecError, load_model, solve
+from mcot.agents.fake_provider import FakeProvider, Reply
 
 
 def test_text_tool_calls_are_run_and_answered_in_text(item_dir, toolbox, monkeypatch):

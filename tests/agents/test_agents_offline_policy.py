@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from agents import solve
-from agents.offline import (
+from mcot.agents import solve
+from mcot.agents.offline import (
     Move,
     OfflineView,
     Strategy,

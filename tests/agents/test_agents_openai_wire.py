@@ -6,8 +6,8 @@ import asyncio
 import base64
 import json
 
-from agents import Budget, load_model, solve
-from agents.fake_provider import Fail, FakeProvider, Raw, Reply
+from mcot.agents import Budget, load_model, solve
+from mcot.agents.fake_provider import Fail, FakeProvider, Raw, Reply
 
 
 def _png_from_data_url(url: str) -> bytes:
@@ -133,7 +133,7 @@ def test_text_mode_sends_image_then_protocol_text_and_no_tools(item_dir, keys):
 
 
 def test_registry_tools_travel_with_valid_schemas(item_dir, keys):
-    import tools
+    from mcot import tools
 
     item, root = item_dir
     script = [Reply("", [("draw_line", {"start": [40, 40], "end": [120, 100]})]), Reply("\\boxed{1}")]

@@ -9,16 +9,15 @@ import time
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from agents import ModelError, ModelSpecError, ask_text, load_model, prompt_hashes
-from agents.backends._textcalls import parse_text_tool_calls
-from agents.backends.anthropic_messages import to_anthropic_messages
-from agents.backends.openai_chat import to_chat_messages
-from agents.fake_provider import FakeProvider, Reply
-from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart, limit_canvas_images, user
-from agents.pricing import cost_usd
-from agents.prompts import format_final_answer, load_prompt, render_task
-from agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds
+from mcot.agents import ModelError, ModelSpecError, ask_text, load_model, prompt_hashes
+from mcot.agents.backends._textcalls import parse_text_tool_calls
+from mcot.agents.backends.anthropic_messages import to_anthropic_messages
+from mcot.agents.backends.openai_chat import to_chat_messages
+from mcot.agents.fake_provider import FakeProvider, Reply
+from mcot.agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart, limit_canvas_images, user
+from mcot.agents.pricing import cost_usd
+from mcot.agents.prompts import format_final_answer, load_prompt, render_task
+from mcot.agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"0" * 16
 
@@ -170,7 +169,7 @@ def test_scripted_file_errors(tmp_path):
     short = tmp_path / "short.json"
     short.write_text("[]")
     backend = load_model(f"scripted:{short}")
-    from agents.backends.base import ModelRequest
+    from mcot.agents.backends.base import ModelRequest
 
     with pytest.raises(ModelError, match="has 0 turns"):
         asyncio.run(backend.generate(ModelRequest([user("hi")])))
@@ -192,8 +191,8 @@ def test_public_names_resolve_to_functions_in_any_import_order():
     import sys
 
     code = (
-        "import agents.trace, sys; assert 'langgraph' not in sys.modules; "
-        "from agents import Prediction, solve, load_model; import agents.solver; "
+        "import mcot.agents.trace, sys; assert 'langgraph' not in sys.modules; "
+        "from agents import Prediction, solve, load_model; import mcot.agents.solver; "
         "from agents import solve as again; assert callable(solve) and again is solve and callable(load_model)"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

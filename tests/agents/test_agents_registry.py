@@ -8,9 +8,7 @@ import importlib
 import json
 
 import pytest
-
-import tools
-from agents import (
+from mcot.agents import (
     Budget,
     ChatSolver,
     ModelSpecError,
@@ -21,9 +19,11 @@ from agents import (
     register_backend,
     solve,
 )
-from agents.backends import spec_help, unregister_backend
-from agents.backends.base import DETERMINISTIC
-from agents.toolbox import RegistryToolbox
+from mcot.agents.backends import spec_help, unregister_backend
+from mcot.agents.backends.base import DETERMINISTIC
+from mcot.agents.toolbox import RegistryToolbox
+
+from mcot import tools
 
 BUILTIN = ("offline", "scripted", "openai", "openai-compatible", "anthropic", "replay")
 
@@ -153,7 +153,7 @@ def test_registry_schemas_are_built_once_and_follow_a_re_registered_tool(monkeyp
     assert box.schemas("openai", names) == first  # a caller cannot empty the cache
     assert box.schemas("anthropic", names) == tools.anthropic_tools(list(names))
 
-    registry_module = importlib.import_module("tools.registry")
+    registry_module = importlib.import_module("mcot.tools.registry")
 
     spec = tools.registry()["solve_maze"]
     monkeypatch.setitem(registry_module._TOOLS, "solve_maze", dataclasses.replace(spec, description="changed"))

@@ -8,12 +8,11 @@ import time
 from typing import Any
 
 import pytest
-
-from agents import Budget, Prediction, Trace, solve
-from agents.backends.base import ModelRequest, ModelResponse, Usage
-from agents.messages import ImagePart, ToolCall, ToolResultPart
-from agents.session import MemoryBlobs
-from canvas import BlobStore, Canvas
+from mcot.agents import Budget, Prediction, Trace, solve
+from mcot.agents.backends.base import ModelRequest, ModelResponse, Usage
+from mcot.agents.messages import ImagePart, ToolCall, ToolResultPart
+from mcot.agents.session import MemoryBlobs
+from mcot.canvas import BlobStore, Canvas
 
 DRAW = {"name": "draw_line", "arguments": {"start": [40, 40], "end": [120, 100]}}
 
@@ -158,7 +157,7 @@ def test_unknown_tool_and_tool_exception_become_errors_the_model_sees(item_dir, 
         {"text": "\\boxed{1}"},
     ]
     seen: list[ModelRequest] = []
-    from agents.backends.scripted import ScriptedBackend
+    from mcot.agents.backends.scripted import ScriptedBackend
 
     backend = ScriptedBackend(scripted(turns)[len("scripted:") :])
     original = backend.generate
@@ -257,7 +256,7 @@ class RecordingModel:
 
 
 def test_both_modes_send_the_same_task_text(tmp_path):
-    from benchmarks.item import Item
+    from mcot.benchmarks.item import Item
 
     root = tmp_path / "gep"
     (root / "images").mkdir(parents=True)
@@ -285,7 +284,7 @@ def test_both_modes_send_the_same_task_text(tmp_path):
 
 
 def test_an_item_without_image_gets_a_blank_canvas(tmp_path):
-    from benchmarks.item import Item
+    from mcot.benchmarks.item import Item
 
     item = Item(
         id="t1",

@@ -11,14 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from agents import solve
-from agents.backends import load_model
-from agents.backends.base import ModelBackend, ModelRequest, ModelResponse, ToolSet, Usage
-from agents.cache import CachedBackend, differing_parts, request_key, request_parts
-from agents.errors import ModelError
-from agents.fake_provider import Fail, FakeProvider, Reply
-from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart, system, user
+from mcot.agents import solve
+from mcot.agents.backends import load_model
+from mcot.agents.backends.base import ModelBackend, ModelRequest, ModelResponse, ToolSet, Usage
+from mcot.agents.cache import CachedBackend, differing_parts, request_key, request_parts
+from mcot.agents.errors import ModelError
+from mcot.agents.fake_provider import Fail, FakeProvider, Reply
+from mcot.agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart, system, user
 
 SECRET = "sk-test-CACHEMUSTNOTHOLDTHIS0123456789"
 PNG = bytes(range(256)) * 4
@@ -190,8 +189,8 @@ def test_an_unreadable_cache_file_is_a_miss_and_is_rewritten(tmp_path: Path) -> 
 _WRITER = """
 import sys
 from pathlib import Path
-from agents.backends.base import ModelResponse, Usage
-from agents.cache import CachedBackend
+from mcot.agents.backends.base import ModelResponse, Usage
+from mcot.agents.cache import CachedBackend
 
 class Inner:
     spec = "openai:gpt-4o"
@@ -278,8 +277,8 @@ def test_the_session_hints_carry_the_item_id_and_arm_but_never_the_answer(item_d
 
 def _text_request(item: Any, root: Path) -> ModelRequest:
     """The request the text loop sends for `item` (to check the key the trace records)."""
-    from agents.prompts import render_task
-    from agents.session import image_part
+    from mcot.agents.prompts import render_task
+    from mcot.agents.session import image_part
 
     task = render_task(item.benchmark, item.question, item.choices, item.answer_type)
     return ModelRequest([user(*[image_part(root / p) for p in item.images], task)])

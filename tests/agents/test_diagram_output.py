@@ -9,15 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import diagram_fixture as fixture
+from mcot.agents import Budget, solve
+from mcot.agents.backends.base import ModelRequest, ModelResponse, Usage
+from mcot.agents.messages import ToolCall
+from mcot.agents.session import MemoryBlobs
+from mcot.benchmarks.item import Item, read_items
+from mcot.canvas import Canvas
+from mcot.eval.verify import trace_ops
 from PIL import Image
-
-from agents import Budget, solve
-from agents.backends.base import ModelRequest, ModelResponse, Usage
-from agents.messages import ToolCall
-from agents.session import MemoryBlobs
-from benchmarks.item import Item, read_items
-from canvas import Canvas
-from eval.verify import trace_ops
 
 
 def _item(tmp_path: Path, item_id: str = "reflect-1") -> tuple[Item, Path]:

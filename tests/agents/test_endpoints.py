@@ -6,11 +6,10 @@ import asyncio
 import socket
 
 import pytest
-
-from agents import ModelError, load_model
-from agents.backends import BackendOptions
-from agents.backends.base import ModelRequest
-from agents.endpoints import (
+from mcot.agents import ModelError, load_model
+from mcot.agents.backends import BackendOptions
+from mcot.agents.backends.base import ModelRequest
+from mcot.agents.endpoints import (
     FIRST_REST_S,
     LONGEST_REST_S,
     EndpointPool,
@@ -19,9 +18,9 @@ from agents.endpoints import (
     scrub_userinfo,
     url_secrets,
 )
-from agents.fake_provider import Fail, FakeProvider, Reply
-from agents.messages import user
-from agents.retry import Failure, RetryPolicy
+from mcot.agents.fake_provider import Fail, FakeProvider, Reply
+from mcot.agents.messages import user
+from mcot.agents.retry import Failure, RetryPolicy
 
 
 def _dead_url(path: str = "/v1", userinfo: str = "") -> str:

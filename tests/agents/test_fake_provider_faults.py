@@ -10,10 +10,9 @@ from collections import Counter
 
 import httpx
 import pytest
-
-from agents.backends import ModelRequest, ModelResponse, load_model
-from agents.errors import ModelError
-from agents.fake_provider import (
+from mcot.agents.backends import ModelRequest, ModelResponse, load_model
+from mcot.agents.errors import ModelError
+from mcot.agents.fake_provider import (
     BAD_ARGUMENTS,
     FAULT_KINDS,
     UNKNOWN_TOOL,
@@ -25,8 +24,8 @@ from agents.fake_provider import (
     SoakAgent,
     conversation_of,
 )
-from agents.messages import Message, TextPart
-from agents.retry import RetryPolicy
+from mcot.agents.messages import Message, TextPart
+from mcot.agents.retry import RetryPolicy
 
 WIRES = ("openai-compatible", "anthropic")
 ONE_TRY = RetryPolicy(max_tries=1)

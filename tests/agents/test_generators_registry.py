@@ -8,9 +8,7 @@ import json
 import sys
 
 import pytest
-from PIL import Image
-
-from agents import (
+from mcot.agents import (
     GeneratedImage,
     GeneratorError,
     ImageGenerator,
@@ -25,11 +23,12 @@ from agents import (
     load_generator,
     register_generator,
 )
-from agents.generators import generator_spec_help, parse_size, unregister_generator
-from agents.generators.base import as_png
-from agents.pricing import image_cost_usd
-from agents.session import MemoryBlobs
-from benchmarks.item import Item
+from mcot.agents.generators import generator_spec_help, parse_size, unregister_generator
+from mcot.agents.generators.base import as_png
+from mcot.agents.pricing import image_cost_usd
+from mcot.agents.session import MemoryBlobs
+from mcot.benchmarks.item import Item
+from PIL import Image
 
 BUILTIN = ("diffusers", "openai-image", "procedural")
 

@@ -8,13 +8,12 @@ import pickle
 import time
 
 import pytest
-
-from agents import load_model
-from agents.backends.base import ModelRequest, ToolSet
-from agents.fake_provider import Fail, FakeProvider, Raw, Reply
-from agents.limits import IMAGE_TOKENS, RateLimitedBackend, RateLimits, estimate_tokens
-from agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart, user
-from agents.retry import Failure, RetryPolicy, is_overload
+from mcot.agents import load_model
+from mcot.agents.backends.base import ModelRequest, ToolSet
+from mcot.agents.fake_provider import Fail, FakeProvider, Raw, Reply
+from mcot.agents.limits import IMAGE_TOKENS, RateLimitedBackend, RateLimits, estimate_tokens
+from mcot.agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart, user
+from mcot.agents.retry import Failure, RetryPolicy, is_overload
 
 
 def _request(text: str = "hi", max_tokens: int = 16) -> ModelRequest:

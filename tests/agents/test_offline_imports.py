@@ -1,4 +1,4 @@
-"""agents.offline's modules import one way: no module imports another that (directly or not) imports it."""
+"""mcot.agents.offline's modules import one way: no module imports another that (directly or not) imports it."""
 
 from __future__ import annotations
 
@@ -7,25 +7,24 @@ import subprocess
 import sys
 from pathlib import Path
 
+import mcot.agents.offline
 import pytest
 
-import agents.offline
-
-PACKAGE = Path(agents.offline.__file__).parent
+PACKAGE = Path(mcot.agents.offline.__file__).parent
 MODULES = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
 
 
 def imports_of(module: str) -> set[str]:
-    """Return the agents.offline modules that `module` imports anywhere in its source (top level or not)."""
+    """Return the mcot.agents.offline modules that `module` imports anywhere in its source (top level or not)."""
     tree = ast.parse((PACKAGE / f"{module}.py").read_text(encoding="utf-8"))
     found: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "agents.offline":
+        if isinstance(node, ast.ImportFrom) and node.module == "mcot.agents.offline":
             found.update(alias.name for alias in node.names if alias.name in MODULES)
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("agents.offline."):
-            found.add(node.module.split(".")[2])
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mcot.agents.offline."):
+            found.add(node.module.split(".")[3])
         elif isinstance(node, ast.Import):
-            found.update(a.name.split(".")[2] for a in node.names if a.name.startswith("agents.offline."))
+            found.update(a.name.split(".")[3] for a in node.names if a.name.startswith("mcot.agents.offline."))
     assert "__init__" not in found
     return found - {module}
 
@@ -50,6 +49,6 @@ def test_no_import_cycle_among_the_offline_modules():
 @pytest.mark.parametrize("module", MODULES)
 def test_each_module_imports_first_in_a_fresh_interpreter(module: str):
     done = subprocess.run(
-        [sys.executable, "-c", f"import agents.offline.{module}"], capture_output=True, text=True, check=False
+        [sys.executable, "-c", f"import mcot.agents.offline.{module}"], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr

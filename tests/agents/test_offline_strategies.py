@@ -1,7 +1,7 @@
 """The offline policy's built-in strategies solve generated game items from pixels and question text alone.
 
-Items come from the real generators (benchmarks.generators.games) in a temporary directory; each is solved in
-the `tools` arm through agents.solve with the real tools, and the final answer is compared with item.answer
+Items come from the real generators (mcot.benchmarks.generators.games) in a temporary directory; each is solved in
+the `tools` arm through mcot.agents.solve with the real tools, and the final answer is compared with item.answer
 here, in the test. A poisoned copy of each item (junk answer and meta) must get exactly the same moves. In the
 `canvas` arm (canvas operations only) the policy calls no domain tool: it says what it would need and guesses.
 """
@@ -16,16 +16,15 @@ from typing import Any
 
 import numpy as np
 import pytest
+from mcot.agents import load_model, solve
+from mcot.agents.offline import linework, pixels
+from mcot.agents.offline.builtin import register_builtin_strategies
+from mcot.agents.offline.games import STRATEGIES
+from mcot.agents.offline.strategies import strategies, unregister_strategy
+from mcot.benchmarks.generators.games import generate
+from mcot.benchmarks.item import Item, ItemsWriter, read_items
+from mcot.tools.canvas_ops import CANVAS_TOOLS
 from PIL import Image, ImageDraw, ImageFont
-
-from agents import load_model, solve
-from agents.offline import linework, pixels
-from agents.offline.builtin import register_builtin_strategies
-from agents.offline.games import STRATEGIES
-from agents.offline.strategies import strategies, unregister_strategy
-from benchmarks.generators.games import generate
-from benchmarks.item import Item, ItemsWriter, read_items
-from tools.canvas_ops import CANVAS_TOOLS
 
 SEED = 31
 PER_TASK = {"maze": 10, "ray": 10, "dart": 5, "bounce": 5, "dots": 5, "triangles": 5}

@@ -10,9 +10,8 @@ import sys
 from collections.abc import Awaitable, Callable
 
 import pytest
-
-from agents.backends import ModelRequest, load_model
-from agents.backends.plain_http import (
+from mcot.agents.backends import ModelRequest, load_model
+from mcot.agents.backends.plain_http import (
     HTTPConnectionError,
     HTTPStatusError,
     HTTPTimeout,
@@ -21,8 +20,8 @@ from agents.backends.plain_http import (
     classify_plain_http_error,
     plain_http_usable,
 )
-from agents.fake_provider import Fail, FakeProvider, Reply
-from agents.messages import Message, TextPart
+from mcot.agents.fake_provider import Fail, FakeProvider, Reply
+from mcot.agents.messages import Message, TextPart
 
 Answer = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -188,9 +187,9 @@ def test_it_applies_to_plain_http_without_credentials_or_a_proxy(monkeypatch: py
 def test_the_compatible_backend_uses_it_without_importing_the_openai_sdk() -> None:
     code = (
         "import asyncio, sys\n"
-        "from agents.backends import ModelRequest, load_model\n"
-        "from agents.fake_provider import FakeProvider, Reply\n"
-        "from agents.messages import Message, TextPart\n"
+        "from mcot.agents.backends import ModelRequest, load_model\n"
+        "from mcot.agents.fake_provider import FakeProvider, Reply\n"
+        "from mcot.agents.messages import Message, TextPart\n"
         "with FakeProvider([Reply('four')]) as server:\n"
         "    backend = load_model('openai-compatible:m', base_url=server.openai_url)\n"
         "    request = ModelRequest(messages=[Message('user', [TextPart('2 + 2?')])], max_tokens=9)\n"

@@ -7,14 +7,13 @@ import io
 from pathlib import Path
 
 import pytest
+from mcot.agents.errors import ModelSpecError
+from mcot.agents.generators import GeneratorError, ImageGenerator, ImageRequest, load_generator
+from mcot.agents.generators.procedural import ProceduralGenerator
+from mcot.agents.generators.solver import ImageOptions, ImageSolver
+from mcot.agents.session import MemoryBlobs
+from mcot.benchmarks.item import Item
 from PIL import Image
-
-from agents.errors import ModelSpecError
-from agents.generators import GeneratorError, ImageGenerator, ImageRequest, load_generator
-from agents.generators.procedural import ProceduralGenerator
-from agents.generators.solver import ImageOptions, ImageSolver
-from agents.session import MemoryBlobs
-from benchmarks.item import Item
 
 
 def _generate(generator: ImageGenerator, **request) -> list:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from agents.generators.procedural import build_scene, optics, render_scene
+from mcot.agents.generators.procedural import build_scene, optics, render_scene
 
 
 class TestShadows:

@@ -11,9 +11,8 @@ import math
 
 import numpy as np
 import pytest
+from mcot.agents.generators.procedural import build_scene, mirrors, refraction, render_scene, shadows
 from PIL import Image
-
-from agents.generators.procedural import build_scene, mirrors, refraction, render_scene, shadows
 
 SIZE = (512, 512)
 

@@ -7,8 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
-
-from agents.generators.procedural import (
+from mcot.agents.generators.procedural import (
     CATEGORIES,
     TEMPLATES,
     SceneError,
@@ -17,8 +16,8 @@ from agents.generators.procedural import (
     load_scene,
     render_scene,
 )
-from agents.generators.procedural.broken import VIOLATIONS
-from agents.generators.procedural.questions import template_spec
+from mcot.agents.generators.procedural.broken import VIOLATIONS
+from mcot.agents.generators.procedural.questions import template_spec
 
 # real prompts of the three GOBench categories (data_total.json), and prompts naming a specific setup
 GOBENCH_PROMPTS = [

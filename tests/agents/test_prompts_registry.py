@@ -6,10 +6,9 @@ import inspect
 from collections.abc import Iterator
 
 import pytest
-
-import agents.prompts
-from agents.errors import PromptError
-from agents.prompts import (
+from mcot.agents import prompts as agents_prompts
+from mcot.agents.errors import PromptError
+from mcot.agents.prompts import (
     PromptTemplate,
     TaskFormat,
     answer_line,
@@ -83,7 +82,7 @@ def test_a_template_name_names_one_text(toy):
 
 
 def test_builtin_declarations_reach_the_registry():
-    # tests/conftest.py declares the built-in benchmarks (mcot.benchmarks.declare_builtin), as every command does
+    # tests/conftest.py declares the built-in benchmarks (mcot.declarations.declare_builtin), as every command does
     assert task_format("gepbench").template.name == "task.gepbench.txt"
     assert format_final_answer("gepbench", "C") == "C"
     assert format_final_answer("omniphys", "5 N") == "Answer: 5 N"
@@ -91,6 +90,6 @@ def test_builtin_declarations_reach_the_registry():
 
 
 def test_the_registry_switches_on_no_benchmark_name():
-    source = inspect.getsource(agents.prompts)
+    source = inspect.getsource(agents_prompts)
     for name in ("rbench-v", "gepbench", "gobench", "omniphys", '"games"'):
         assert name not in source.replace("task.gepbench.txt", ""), name

@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcot.agents.backends import load_model
+from mcot.agents.backends.replay import ReplayBackend
+from mcot.agents.errors import ModelSpecError
+from mcot.agents.fake_provider import FakeProvider, Reply
+from mcot.benchmarks.item import Item, write_items
+from mcot.eval.rundir import read_jsonl
 from PIL import Image
 
-from agents.backends import load_model
-from agents.backends.replay import ReplayBackend
-from agents.errors import ModelSpecError
-from agents.fake_provider import FakeProvider, Reply
-from benchmarks.item import Item, write_items
-from eval.rundir import read_jsonl
 from mcot.arms import parse_arms
 from mcot.runner import RunConfig, run_items, select_items
 

@@ -6,10 +6,9 @@ import asyncio
 from typing import Any
 
 import pytest
-
-import agents.solver
-from agents import solve
-from agents.graph import initial_state, run_text_loop, solver_graph
+from mcot.agents import solve
+from mcot.agents import solver as agents_solver
+from mcot.agents.graph import initial_state, run_text_loop, solver_graph
 
 GRAPH_RUNS: list[int] = []
 
@@ -37,7 +36,7 @@ def test_the_direct_text_loop_matches_the_graph(item_dir, scripted, monkeypatch,
     item, root = item_dir
     spec = scripted(turns)
     direct = asyncio.run(solve(item, root, spec, "text"))
-    monkeypatch.setattr(agents.solver, "run_text_loop", through_the_graph)
+    monkeypatch.setattr(agents_solver, "run_text_loop", through_the_graph)
     GRAPH_RUNS.clear()
     graph = asyncio.run(solve(item, root, spec, "text"))
     assert GRAPH_RUNS == [1]
@@ -46,11 +45,11 @@ def test_the_direct_text_loop_matches_the_graph(item_dir, scripted, monkeypatch,
 
 
 def test_the_direct_loop_returns_the_graph_state_and_raises_what_a_node_raises(item_dir, scripted) -> None:
-    from agents import Budget
-    from agents.backends import load_model
-    from agents.session import MemoryBlobs, Session
-    from agents.toolbox import RegistryToolbox
-    from benchmarks.item import prompt_view
+    from mcot.agents import Budget
+    from mcot.agents.backends import load_model
+    from mcot.agents.session import MemoryBlobs, Session
+    from mcot.agents.toolbox import RegistryToolbox
+    from mcot.benchmarks.item import prompt_view
 
     item, root = item_dir
     session = Session(

@@ -1,8 +1,7 @@
 from pathlib import Path
 
 import pytest
-
-from benchmarks.item import Item, ItemError, ItemsWriter, prompt_view, read_items, write_items
+from mcot.benchmarks.item import Item, ItemError, ItemsWriter, prompt_view, read_items, write_items
 
 
 def _item(item_id: str = "a1", images: list[str] | None = None) -> Item:

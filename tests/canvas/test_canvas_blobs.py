@@ -8,8 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-
-from canvas import BlobStore, CanvasError
+from mcot.canvas import BlobStore, CanvasError
 
 
 def test_put_names_the_file_by_its_sha256(tmp_path: Path) -> None:

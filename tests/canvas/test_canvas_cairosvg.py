@@ -21,9 +21,8 @@ import io
 
 import cairosvg
 import numpy as np
+from mcot.canvas import Canvas
 from PIL import Image, ImageFilter
-
-from canvas import Canvas
 
 SIZE = (400, 300)
 

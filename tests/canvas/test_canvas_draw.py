@@ -5,9 +5,8 @@ from __future__ import annotations
 import io
 
 import pytest
+from mcot.canvas import Canvas
 from PIL import Image
-
-from canvas import Canvas
 
 RED, BLUE, WHITE, GREEN = (255, 0, 0), (0, 0, 255), (255, 255, 255), (0, 128, 0)
 

@@ -8,9 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from mcot.canvas import MAX_ELEMENTS, Canvas, CanvasError
 from PIL import Image
-
-from canvas import MAX_ELEMENTS, Canvas, CanvasError
 
 
 def _canvas() -> Canvas:

@@ -9,9 +9,8 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcot.canvas import Canvas, CanvasError
 from PIL import Image
-
-from canvas import Canvas, CanvasError
 
 
 def sha(canvas: Canvas) -> str:

@@ -7,9 +7,8 @@ import io
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from mcot.canvas import Canvas
 from PIL import Image
-
-from canvas import Canvas
 
 RED, WHITE = (255, 0, 0), (255, 255, 255)
 

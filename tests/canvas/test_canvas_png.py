@@ -5,10 +5,9 @@ from __future__ import annotations
 import io
 import zlib
 
+from mcot.canvas import Canvas
+from mcot.canvas._png import encode_png
 from PIL import Image, ImageDraw
-
-from canvas import Canvas
-from canvas._png import encode_png
 
 
 def _diagram() -> Image.Image:

@@ -6,9 +6,8 @@ import io
 import math
 
 import pytest
+from mcot.canvas import Canvas
 from PIL import Image
-
-from canvas import Canvas
 
 RED, BLUE, WHITE = (255, 0, 0), (0, 0, 255), (255, 255, 255)
 

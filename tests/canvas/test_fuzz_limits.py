@@ -30,11 +30,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
-
-from canvas import MAX_COORD, MAX_ELEMENTS, MAX_PIXELS, MAX_SIDE, MAX_WIDTH, Canvas, Checkpoint
-from canvas._limits import MAX_MARKER_RADIUS, MAX_PATH_POINTS, MAX_TEXT_CHARS, MAX_TEXT_SIZE
-from tools import ToolResult, call, registry
-from tools.schemas import parameters_schema
+from mcot.canvas import MAX_COORD, MAX_ELEMENTS, MAX_PIXELS, MAX_SIDE, MAX_WIDTH, Canvas, Checkpoint
+from mcot.canvas._limits import MAX_MARKER_RADIUS, MAX_PATH_POINTS, MAX_TEXT_CHARS, MAX_TEXT_SIZE
+from mcot.tools import ToolResult, call, registry
+from mcot.tools.schemas import parameters_schema
 
 FUZZ_CALLS = int(os.environ.get("FUZZ_CALLS", "500"))
 """How many tool calls the fuzz makes in all (CI size by default)."""
@@ -652,7 +651,7 @@ def test_failed_call_on_nearly_full_canvas_leaves_log_and_redo_unchanged() -> No
 
 
 def test_a_sketch_that_fails_halfway_is_rolled_back_without_a_trace() -> None:
-    from tools.drawing import Sketch
+    from mcot.tools.drawing import Sketch
 
     canvas = Canvas(size=(100, 100))
     canvas.draw_line([0, 0], [10, 10])
@@ -728,7 +727,7 @@ def test_an_argument_too_large_to_print_is_named_in_the_error() -> None:
 def test_perception_on_the_largest_canvas_is_fast_or_asks_for_a_region() -> None:
     # find_color, detect_shapes and maze_from_image decoded the whole snapshot PNG of a 40-megapixel canvas and
     # took 1.6-2.6 s; now they read the rendering directly, at most MAX_READ_PIXELS at a time
-    from tools.perception import MAX_READ_PIXELS
+    from mcot.tools.perception import MAX_READ_PIXELS
 
     for name, example in [("find_color", {"color": "red"}), ("detect_shapes", {}), ("maze_from_image", {})]:
         whole = run_call("largest", name, {**example, "source": "canvas"})

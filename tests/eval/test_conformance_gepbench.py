@@ -12,12 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from benchmarks.item import Item
-from eval.protocols.gepbench import answer_letter, gepbench_official, gepbench_robust
-from eval.protocols.scorer import Scorer
-from eval.registry import ProtocolFn
-from eval.rundir import Score
+from mcot.benchmarks.item import Item
+from mcot.eval.protocols.gepbench import answer_letter, gepbench_official, gepbench_robust
+from mcot.eval.protocols.scorer import Scorer
+from mcot.eval.registry import ProtocolFn
+from mcot.eval.rundir import Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "gepbench.jsonl"
 LINES: list[dict[str, Any]] = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line]

@@ -15,19 +15,18 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from benchmarks.item import Item
-from eval.metrics import gobench_understanding_tables, scaled_proximity_score
-from eval.protocols.gobench import (
+from mcot.benchmarks.item import Item
+from mcot.eval.metrics import gobench_understanding_tables, scaled_proximity_score
+from mcot.eval.protocols.gobench import (
     GOBENCH_DIMENSIONS,
     gobench_official,
     gobench_robust,
     official_gobench_scores,
     robust_gobench_scores,
 )
-from eval.protocols.scorer import Scorer, failed_score
-from eval.registry import ProtocolFn
-from eval.rundir import Score
+from mcot.eval.protocols.scorer import Scorer, failed_score
+from mcot.eval.registry import ProtocolFn
+from mcot.eval.rundir import Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "gobench.jsonl"
 LINES: list[dict[str, Any]] = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line]

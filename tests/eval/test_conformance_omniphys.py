@@ -15,13 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from benchmarks.item import Item
-from eval.metrics import omniphys_table, omniphys_tables
-from eval.protocols.omniphys import omniphys_official
-from eval.protocols.scorer import Scorer, failed_score
-from eval.registry import OFFICIAL, ROBUST, ScoringSpec
-from eval.rundir import Score
+from mcot.benchmarks.item import Item
+from mcot.eval.metrics import omniphys_table, omniphys_tables
+from mcot.eval.protocols.omniphys import omniphys_official
+from mcot.eval.protocols.scorer import Scorer, failed_score
+from mcot.eval.registry import OFFICIAL, ROBUST, ScoringSpec
+from mcot.eval.rundir import Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "omniphys.jsonl"
 LINES: list[dict[str, Any]] = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line]

@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from benchmarks.item import Item
-from eval.judges import load_templates
-from eval.protocols import Scorer, rbench_v_official, rbench_v_robust
-from eval.registry import OFFICIAL, ROBUST, scoring_spec
-from eval.rundir import Score
+from mcot.benchmarks.item import Item
+from mcot.eval.judges import load_templates
+from mcot.eval.protocols import Scorer, rbench_v_official, rbench_v_robust
+from mcot.eval.registry import OFFICIAL, ROBUST, scoring_spec
+from mcot.eval.rundir import Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "rbench_v.jsonl"
 LINES = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 from handmade import MakeRun, ok
+from mcot.benchmarks.item import Item
+from mcot.eval.compare import choose_pairs, compare_runs
+from mcot.eval.errors import EvalError
+from mcot.eval.metrics import benchmark_tables
+from mcot.eval.scoring import score_run
 
-from benchmarks.item import Item
-from eval.compare import choose_pairs, compare_runs
-from eval.errors import EvalError
-from eval.metrics import benchmark_tables
-from eval.scoring import score_run
 from mcot.commands.compare import run_compare
 from mcot.errors import UsageError
 

@@ -9,11 +9,10 @@ from typing import Any
 
 import diagram_fixture as fixture
 import pytest
-
-from benchmarks.item import Item, read_items
-from eval.judges import JudgeCache
-from eval.protocols import Scorer
-from eval.protocols.omniphys import produced_image_path
+from mcot.benchmarks.item import Item, read_items
+from mcot.eval.judges import JudgeCache
+from mcot.eval.protocols import Scorer
+from mcot.eval.protocols.omniphys import produced_image_path
 
 
 class GradingJudge:

@@ -6,9 +6,8 @@ import math
 from typing import Any
 
 import pytest
-
-from benchmarks.item import Item
-from eval.verify import solution_geometry, verify_diagram_trace, verify_solution_path
+from mcot.benchmarks.item import Item
+from mcot.eval.verify import solution_geometry, verify_diagram_trace, verify_solution_path
 
 REFLECTED = [[160.0, 200.0], [260.0, 60.0]]
 """The reflected ray of a light from S = (60, 60) meeting the mirror y = 200 at P = (160, 200)."""

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from eval.extract import (
+from mcot.eval.extract import (
     extract_boxed,
     extract_boxed_all,
     extract_choice,
@@ -15,7 +14,7 @@ from eval.extract import (
     extract_rating,
     extract_yes_no_answers,
 )
-from eval.match import match_answer
+from mcot.eval.match import match_answer
 
 CHOICES4 = ["3", "4", "5", "6"]
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 from handmade import MakeRun, ok
+from mcot.benchmarks.item import Item
+from mcot.eval.errors import EvalError
+from mcot.eval.rundir import open_run, read_jsonl
+from mcot.eval.scoring import score_run
 
-from benchmarks.item import Item
-from eval.errors import EvalError
-from eval.rundir import open_run, read_jsonl
-from eval.scoring import score_run
 from mcot.commands.compare import run_compare
 from mcot.commands.export import run_export
 from mcot.commands.score import run_score

@@ -16,11 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
-from scipy import stats
-
-from benchmarks.item import Item, write_items
-from eval.calibration import (
+from mcot.benchmarks.item import Item, write_items
+from mcot.eval.calibration import (
     Calibration,
     answer_word,
     calibrate,
@@ -28,10 +25,12 @@ from eval.calibration import (
     known_answer,
     known_answers,
 )
-from eval.metrics import Table, gobench_tables, judge_calibration_table
-from eval.protocols.gobench import generation_questions
-from eval.rundir import Score, read_scores
-from eval.scoring import ROBUST_SCORES, score_run
+from mcot.eval.metrics import Table, gobench_tables, judge_calibration_table
+from mcot.eval.protocols.gobench import generation_questions
+from mcot.eval.rundir import Score, read_scores
+from mcot.eval.scoring import ROBUST_SCORES, score_run
+from PIL import Image
+from scipy import stats
 
 CATEGORIES = {"d": "direct_light_images", "r": "reflect_light_images", "f": "refracted_light_images"}
 GOBENCH_QUESTIONS = [f"Is GOBench property {k} of the scene right?" for k in range(1, 6)]

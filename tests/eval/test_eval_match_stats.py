@@ -7,10 +7,8 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import stats as scipy_stats
-
-from eval.match import match_answer, normalize_text, parse_number, parse_quantity
-from eval.metrics import (
+from mcot.eval.match import match_answer, normalize_text, parse_number, parse_quantity
+from mcot.eval.metrics import (
     gepbench_table,
     gobench_understanding_tables,
     micro_mean,
@@ -19,8 +17,9 @@ from eval.metrics import (
     scaled_proximity_score,
     tally,
 )
-from eval.rundir import Score
-from eval.stats import mcnemar_exact, paired_bootstrap, plcc, rank_average, srcc, wilson_interval
+from mcot.eval.rundir import Score
+from mcot.eval.stats import mcnemar_exact, paired_bootstrap, plcc, rank_average, srcc, wilson_interval
+from scipy import stats as scipy_stats
 
 MATCH_CASES = [
     ("2\\sqrt{2}", "2.83", True, "numeric"),

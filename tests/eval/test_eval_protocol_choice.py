@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 from handmade import MakeRun, failed, ok
+from mcot.benchmarks.item import Item
+from mcot.eval.errors import EvalError
+from mcot.eval.judges import load_templates
+from mcot.eval.rundir import read_jsonl, read_scores
+from mcot.eval.scoring import ROBUST_SCORES, score_run
 from typer.testing import CliRunner
 
-from benchmarks.item import Item
-from eval.errors import EvalError
-from eval.judges import load_templates
-from eval.rundir import read_jsonl, read_scores
-from eval.scoring import ROBUST_SCORES, score_run
 from mcot.cli import app
 
 MCQ = "Which ray leaves last?\nA. red\nB. green\nC. blue\nD. none"

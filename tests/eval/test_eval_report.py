@@ -14,10 +14,8 @@ from handmade import MakeRun, ok
 from matplotlib.colors import to_hex, to_rgb
 from matplotlib.figure import Figure
 from matplotlib.text import Text
-from PIL import Image
-
-from benchmarks.item import Item
-from eval.figures import (
+from mcot.benchmarks.item import Item
+from mcot.eval.figures import (
     ARM_COLORS,
     DISPLAY_WIDTH_PX,
     FONT_MIN_PT,
@@ -28,10 +26,11 @@ from eval.figures import (
     distribution_chart,
     result_values,
 )
-from eval.metrics import TRACE_TITLE, benchmark_tables
-from eval.rundir import open_run, read_scores
-from eval.scoring import score_run
-from eval.verify import VERIFIERS
+from mcot.eval.metrics import TRACE_TITLE, benchmark_tables
+from mcot.eval.rundir import open_run, read_scores
+from mcot.eval.scoring import score_run
+from mcot.eval.verify import VERIFIERS
+from PIL import Image
 
 LONG = "a-category-name-far-too-long-for-one-line-of-a-chart"
 TOY_CATEGORIES = [f"part {k:02d}" for k in range(MAX_CATEGORIES + 3)] + [LONG]

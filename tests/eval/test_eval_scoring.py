@@ -14,14 +14,14 @@ from typing import Any
 
 import httpx
 import pytest
+from mcot.benchmarks.item import Item, write_items
+from mcot.eval.compare import compare_runs
+from mcot.eval.errors import EvalError, TemplateError
+from mcot.eval.judges import load_templates
+from mcot.eval.protocols import omniphys_kind, omniphys_result_rule, robust_gobench_scores
+from mcot.eval.rundir import read_scores
+from mcot.eval.scoring import score_run
 
-from benchmarks.item import Item, write_items
-from eval.compare import compare_runs
-from eval.errors import EvalError, TemplateError
-from eval.judges import load_templates
-from eval.protocols import omniphys_kind, omniphys_result_rule, robust_gobench_scores
-from eval.rundir import read_scores
-from eval.scoring import score_run
 from mcot.commands.compare import run_compare
 from mcot.commands.score import run_score
 from mcot.errors import UsageError

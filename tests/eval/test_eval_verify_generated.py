@@ -7,11 +7,10 @@ import math
 from typing import Any
 
 import pytest
+from mcot.benchmarks.item import Item
+from mcot.eval.verify import verify_trace
 
-from benchmarks.item import Item
-from eval.verify import verify_trace
-
-games = pytest.importorskip("benchmarks.generators.games")
+games = pytest.importorskip("mcot.benchmarks.generators.games")
 
 TASKS = ("maze", "ray", "bounce", "dart", "dots")
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from eval.verify import drawn_elements
+from mcot.eval.verify import drawn_elements
 
 canvas = pytest.importorskip("canvas")
 

@@ -1,4 +1,4 @@
-"""Malformed judge replies (and malformed answers) against every protocol in eval.protocols: no protocol
+"""Malformed judge replies (and malformed answers) against every protocol in mcot.eval.protocols: no protocol
 crashes, every score stays a valid score line, and a judge that fails or replies unusably is counted the way the
 protocol counts it (method "judge_error", correct None), never as a verdict.
 
@@ -20,11 +20,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from PIL import Image
-
-from benchmarks.item import Item
-from eval import judges
-from eval.protocols import (
+from mcot.benchmarks.item import Item
+from mcot.eval import judges
+from mcot.eval.protocols import (
     Scorer,
     games_protocol,
     generic_protocol,
@@ -36,7 +34,8 @@ from eval.protocols import (
     rbench_v_official,
     rbench_v_robust,
 )
-from eval.rundir import Score
+from mcot.eval.rundir import Score
+from PIL import Image
 
 EXAMPLES = int(os.environ.get("PROTOCOL_FUZZ_EXAMPLES", "30"))
 """Replies tried per (protocol, item) case (CI size)."""

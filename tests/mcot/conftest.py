@@ -5,9 +5,8 @@ import json
 from pathlib import Path
 
 import pytest
+from mcot.eval.rundir import RunDir
 from PIL import Image
-
-from eval.rundir import RunDir
 
 
 def _png(path: Path, color: str) -> None:

@@ -7,16 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcot.agents.fake_provider import FakeProvider, Reply
+from mcot.agents.prompts import PromptTemplate, TaskFormat
+from mcot.benchmarks.item import Item, write_items
+from mcot.eval.metrics import Table
+from mcot.eval.registry import ScoringSpec
+from mcot.eval.rundir import Score, read_jsonl
 
-from agents.fake_provider import FakeProvider, Reply
-from agents.prompts import PromptTemplate, TaskFormat
-from benchmarks.item import Item, write_items
-from eval.metrics import Table
-from eval.registry import ScoringSpec
-from eval.rundir import Score, read_jsonl
 from mcot.arms import parse_arms
-from mcot.benchmarks import Benchmark, declare, declared, undeclare
 from mcot.commands.score import run_score
+from mcot.declarations import Benchmark, declare, declared, undeclare
 from mcot.runner import RunConfig, run_items
 
 TOY = "toy-tally"

@@ -15,21 +15,21 @@ from typing import Any
 
 import diagram_fixture as fixture
 import pytest
+from mcot.agents.fake_provider import FakeProvider, Reply
+from mcot.benchmarks.item import read_items
+from mcot.canvas import Canvas
+from mcot.eval.registry import register_scoring, scoring_spec
+from mcot.eval.rundir import read_jsonl
+from mcot.eval.verify import trace_ops, verify_diagram_trace
 from PIL import Image, ImageChops
 from typer.testing import CliRunner
 
-from agents.fake_provider import FakeProvider, Reply
-from benchmarks.item import read_items
-from canvas import Canvas
-from eval.registry import register_scoring, scoring_spec
-from eval.rundir import read_jsonl
-from eval.verify import trace_ops, verify_diagram_trace
 from mcot.cli import app
 
 
 @pytest.fixture(autouse=True)
 def omniphys_verifier() -> Iterator[None]:
-    """Give OmniPhys the diagram verifier (as its declaration in mcot/benchmarks.py does once wired); restore after."""
+    """Give OmniPhys the diagram verifier (as its declaration in mcot/declarations.py does once wired); restore after."""
     original = scoring_spec("omniphys")
     if original.verifier is None:
         register_scoring("omniphys", replace(original, verifier=verify_diagram_trace))

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcot.agents.budget import Budget
+from mcot.agents.fake_provider import FakeProvider, Reply
+from mcot.benchmarks.item import Item, write_items
 from PIL import Image
 
-from agents.budget import Budget
-from agents.fake_provider import FakeProvider, Reply
-from benchmarks.item import Item, write_items
 from mcot.arms import parse_arms
 from mcot.errors import UsageError
 from mcot.executors import InProcessExecutor, PairExecutor, ProcessExecutor, SolveRecipe
@@ -104,8 +104,8 @@ async def solve_all(executor: PairExecutor, items: list[Item]) -> list[dict[str,
 
 
 def test_a_recipe_splits_its_rate_limits_and_caches_in_front_of_the_limiter(tmp_path: Path) -> None:
-    from agents.cache import CachedBackend
-    from agents.limits import RateLimitedBackend, RateLimits
+    from mcot.agents.cache import CachedBackend
+    from mcot.agents.limits import RateLimitedBackend, RateLimits
 
     recipe = SolveRecipe(
         model="offline", arms=ARMS, budget=Budget(), limits=RateLimits(max_rpm=120, max_tpm=9000), cache_dir=tmp_path
@@ -155,7 +155,7 @@ def items_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def reference(server: FakeProvider, items_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """What the in-process executor writes for the items in both arms."""
-    from benchmarks.item import read_items
+    from mcot.benchmarks.item import read_items
 
     run = tmp_path_factory.mktemp("in-process") / "run"
     executor = InProcessExecutor(run, items_dir, recipe_for(server.openai_url).build_solvers())
@@ -177,7 +177,7 @@ def test_the_reference_run_answered_every_pair_with_a_trace_and_canvas_images(re
 def test_worker_processes_write_what_the_in_process_executor_writes(
     server: FakeProvider, items_dir: Path, reference: dict[str, Any], tmp_path: Path
 ) -> None:
-    from benchmarks.item import read_items
+    from mcot.benchmarks.item import read_items
 
     events: list[Any] = []
     run = tmp_path / "run"
@@ -190,7 +190,7 @@ def test_worker_processes_write_what_the_in_process_executor_writes(
 
 
 def test_a_killed_worker_fails_its_pairs_and_the_rest_complete(server: FakeProvider, tmp_path: Path) -> None:
-    from benchmarks.item import read_items
+    from mcot.benchmarks.item import read_items
 
     items = read_items(make_items(tmp_path, {"slow": 4, "hang": 2, "plain": 2}))
     slow, hanging, plain = items[:4], items[4:6], items[6:]
@@ -272,7 +272,8 @@ def local_ray() -> Iterator[None]:
 def test_ray_actors_write_what_the_in_process_executor_writes(
     local_ray: None, server: FakeProvider, items_dir: Path, reference: dict[str, Any], tmp_path: Path
 ) -> None:
-    from benchmarks.item import read_items
+    from mcot.benchmarks.item import read_items
+
     from mcot.executors import RayExecutor
 
     events: list[Any] = []

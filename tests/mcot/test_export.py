@@ -562,10 +562,11 @@ def test_messages_view_is_the_conversation_the_model_was_sent(
     import base64
     import hashlib
 
-    from agents.backends import register_backend, unregister_backend
-    from agents.backends.openai_chat import to_chat_messages
-    from agents.backends.scripted import ScriptedBackend
-    from agents.offline.policy import OfflineBackend
+    from mcot.agents.backends import register_backend, unregister_backend
+    from mcot.agents.backends.openai_chat import to_chat_messages
+    from mcot.agents.backends.scripted import ScriptedBackend
+    from mcot.agents.offline.policy import OfflineBackend
+
     from mcot.arms import parse_arms
     from mcot.runner import RunConfig, run_items
 

@@ -12,13 +12,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from agents.trace import Step, Trace
-from benchmarks.files import temporary_dir, write_bytes_atomic
-from benchmarks.item import Item, ItemsWriter
-from canvas import BlobStore
-from eval.judges import JudgeCache
-from eval.rundir import RunDir, write_text_atomic
+from mcot.agents.trace import Step, Trace
+from mcot.benchmarks.files import temporary_dir, write_bytes_atomic
+from mcot.benchmarks.item import Item, ItemsWriter
+from mcot.canvas import BlobStore
+from mcot.eval.judges import JudgeCache
+from mcot.eval.rundir import RunDir, write_text_atomic
 
 PNG = bytes.fromhex("89504e470d0a1a0a") + b"not really a png, only bytes"
 

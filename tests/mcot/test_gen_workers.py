@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcot.benchmarks.generators.gepbench.engine import BALANCE_BLOCK
 
-from benchmarks.generators.gepbench.engine import BALANCE_BLOCK
 from mcot.commands.gen_games import gen_games
 from mcot.commands.gen_gepbench import gen_gepbench
 from mcot.errors import UsageError

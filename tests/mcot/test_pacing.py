@@ -1,6 +1,7 @@
 """Adaptive concurrency: halve on overload answers (once a second), one more after a round of successes."""
 
-from agents.retry import Failure
+from mcot.agents.retry import Failure
+
 from mcot.pacing import AdaptiveConcurrency
 
 OVERLOAD = Failure(True, "HTTP 429: slow down", 429)

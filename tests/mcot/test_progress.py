@@ -1,6 +1,7 @@
 """Progress figures, the plain line and the stall report."""
 
-from agents.retry import Failure
+from mcot.agents.retry import Failure
+
 from mcot.pacing import AdaptiveConcurrency
 from mcot.progress import CURRENT_PAIR, RunMonitor
 from mcot.spending import CostBudget

@@ -6,11 +6,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcot.agents.fake_provider import FakeProvider, Reply
+from mcot.benchmarks.item import Item, write_items
+from mcot.eval.rundir import RunDir, read_jsonl
 from PIL import Image
 
-from agents.fake_provider import FakeProvider, Reply
-from benchmarks.item import Item, write_items
-from eval.rundir import RunDir, read_jsonl
 from mcot.arms import parse_arms
 from mcot.errors import UsageError
 from mcot.runner import RunConfig, run_items

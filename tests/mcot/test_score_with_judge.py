@@ -5,10 +5,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcot.agents.fake_provider import FakeProvider, Raw, Reply
+from mcot.benchmarks.item import Item, write_items
+from mcot.eval.rundir import read_jsonl
 
-from agents.fake_provider import FakeProvider, Raw, Reply
-from benchmarks.item import Item, write_items
-from eval.rundir import read_jsonl
 from mcot.arms import parse_arms
 from mcot.commands.score import run_score
 from mcot.runner import RunConfig, run_items

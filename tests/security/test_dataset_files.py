@@ -17,13 +17,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from mcot.agents.session import image_part
+from mcot.benchmarks.item import Item, ItemError, contained_path, prompt_view, write_items
+from mcot.benchmarks.loaders import DEFAULT_MAX_PIXELS, load
+from mcot.canvas import MAX_PIXELS, Canvas, CanvasError
+from mcot.eval.protocols import Scorer
 from PIL import Image
-
-from agents.session import image_part
-from benchmarks.item import Item, ItemError, contained_path, prompt_view, write_items
-from benchmarks.loaders import DEFAULT_MAX_PIXELS, load
-from canvas import MAX_PIXELS, Canvas, CanvasError
-from eval.protocols import Scorer
 
 SECRET = b"the contents of a file outside the dataset"
 
@@ -161,7 +160,7 @@ def test_the_prompt_view_keeps_paths_that_stay_inside(tmp_path: Path) -> None:
 
 
 def test_solving_an_item_with_an_escaping_image_fails_without_reading_it(tmp_path: Path, outside: Path) -> None:
-    from agents import solve
+    from mcot.agents import solve
 
     root = tmp_path / "items"
     image = _escapes(root, outside)["dotdot"]
@@ -245,7 +244,7 @@ def test_writing_items_refuses_paths_that_leave_the_directory(tmp_path: Path) ->
 
 
 def test_an_image_edit_input_outside_the_items_is_refused(tmp_path: Path, outside: Path) -> None:
-    from agents.generators import ImageSolver, load_generator
+    from mcot.agents.generators import ImageSolver, load_generator
 
     root = tmp_path / "items"
     image = _escapes(root, outside)["symlink"]

@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from canvas import Canvas
-from tools import call
-from tools.algebra import SolveArgs, parse, solve_exact
-from tools.errors import ToolError
+from mcot.canvas import Canvas
+from mcot.tools import call
+from mcot.tools.algebra import SolveArgs, parse, solve_exact
+from mcot.tools.errors import ToolError
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("agents", "benchmarks", "canvas", "eval", "mcot", "tools")

@@ -21,10 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcot.agents.fake_provider import Fail, FakeProvider, ImageReply, Reply
+from mcot.benchmarks.item import Item, write_items
 from PIL import Image
-
-from agents.fake_provider import Fail, FakeProvider, ImageReply, Reply
-from benchmarks.item import Item, write_items
 
 OPENAI_KEY = "sk-proj-FAKE-test-key-for-mcot-security-tests-0000"  # obviously fake, shaped like a key
 ANTHROPIC_KEY = "sk-ant-api03-FAKE-test-key-for-mcot-security-tests-0000"
@@ -183,7 +182,8 @@ def test_the_commands_ran_and_the_provider_did_echo_every_key(world: World) -> N
 
 def test_the_search_finds_a_key_when_exact_redaction_is_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the same run in this process, with every module's `redactor` replaced by one that knows no secrets
-    from agents.backends import base
+    from mcot.agents.backends import base
+
     from mcot.arms import parse_arms
     from mcot.runner import RunConfig, run_items
 

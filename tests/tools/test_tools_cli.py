@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcot.tools import registry
 from PIL import Image
 
 from mcot.commands.tools import call_tool, list_tools
 from mcot.errors import UsageError
-from tools import registry
 
 
 def test_listing_names_every_tool_with_its_arguments(capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,11 +10,10 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from canvas import Canvas
-from tools import ToolResult, call, registry
-from tools.budget import DEFAULT_SECONDS
-from tools.schemas import parameters_schema
+from mcot.canvas import Canvas
+from mcot.tools import ToolResult, call, registry
+from mcot.tools.budget import DEFAULT_SECONDS
+from mcot.tools.schemas import parameters_schema
 
 NAMES = list(registry())
 
@@ -139,7 +138,7 @@ def test_unbounded_requests_are_capped() -> None:
 
 def test_the_time_limit_stops_a_call_that_would_run_on(monkeypatch: pytest.MonkeyPatch) -> None:
     # with a tiny budget the same heavy request must stop at the limit with a message naming it
-    module = importlib.import_module("tools.registry")  # `tools.registry` the name is the function
+    module = importlib.import_module("mcot.tools.registry")  # `mcot.tools.registry` the name is the function
     original = module.time_budget
     fan = [  # 150 lines through the middle at different angles: some 400,000 triangles, ~0.5 s of work
         [[60 - 100 * math.cos(a), 45 - 100 * math.sin(a) + k % 7], [60 + 100 * math.cos(a), 45 + 100 * math.sin(a)]]

@@ -9,9 +9,8 @@ from collections import deque
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from canvas import Canvas
-from tools import call
+from mcot.canvas import Canvas
+from mcot.tools import call
 
 MAZE = [
     "#########",

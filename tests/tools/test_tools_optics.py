@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from canvas import Canvas
-from tools import call
+from mcot.canvas import Canvas
+from mcot.tools import call
 
 
 def _canvas() -> Canvas:

@@ -5,10 +5,9 @@ from __future__ import annotations
 import math
 
 import pytest
+from mcot.canvas import Canvas
+from mcot.tools import call
 from PIL import Image, ImageDraw
-
-from canvas import Canvas
-from tools import call
 
 
 def test_measure_lengths_and_angles() -> None:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from canvas import Canvas
-from tools import call
+from mcot.canvas import Canvas
+from mcot.tools import call
 
 
 @pytest.mark.parametrize(("speed", "angle"), [(40.0, 45.0), (40.0, 30.0), (55.0, 60.0), (25.0, 15.0)])

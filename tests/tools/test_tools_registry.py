@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from canvas import Canvas
-from tools import CANVAS_TOOLS, ToolResult, call, registry
+from mcot.canvas import Canvas
+from mcot.tools import CANVAS_TOOLS, ToolResult, call, registry
 
 DESIGN_CANVAS_TOOLS = (
     "draw_line",
@@ -128,7 +128,7 @@ def test_sketch_rolls_back_when_the_canvas_refuses_a_drawing(monkeypatch) -> Non
     def flaky(*args, **kwargs):
         calls["n"] += 1
         if calls["n"] == 2:
-            from canvas import CanvasError
+            from mcot.canvas import CanvasError
 
             raise CanvasError("refused for the test")
         return real(*args, **kwargs)

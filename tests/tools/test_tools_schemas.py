@@ -9,12 +9,11 @@ import httpx2
 import pytest
 from anthropic import Anthropic
 from anthropic.types import ToolParam
+from mcot.tools import anthropic_tools, compatible_tools, openai_tools, registry
+from mcot.tools.schemas import COMPATIBLE_KEYWORDS
 from openai import OpenAI
 from openai.types.chat import ChatCompletionToolParam
 from pydantic import TypeAdapter
-
-from tools import anthropic_tools, compatible_tools, openai_tools, registry
-from tools.schemas import COMPATIBLE_KEYWORDS
 
 
 def _walk(node, visit) -> None:

@@ -8,11 +8,10 @@ from __future__ import annotations
 import math
 
 import pytest
+from mcot.canvas import Canvas
+from mcot.tools import call
 
-from canvas import Canvas
-from tools import call
-
-games = pytest.importorskip("benchmarks.generators.games")
+games = pytest.importorskip("mcot.benchmarks.generators.games")
 ITEMS = range(8)
 
 

@@ -8,9 +8,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-
-from canvas import Canvas
-from tools import algebra, call, worker
+from mcot.canvas import Canvas
+from mcot.tools import algebra, call, worker
 
 HARD = {"equations": ["sin(x)^x = x^sin(x) + cos(x)^(x^2)"]}
 """An equation sympy works on for a long time before giving up."""

@@ -7,9 +7,9 @@ template, the full scene, five authenticity questions and their known answers. `
 scene's twin with one law violated, its answers flipped where the violation breaks a question.
 """
 
-from agents.generators.procedural.generator import ProceduralGenerator, default_seed, draw
-from agents.generators.procedural.render import RenderedScene, rasterise, render_scene
-from agents.generators.procedural.scenes import (
+from mcot.agents.generators.procedural.generator import ProceduralGenerator, default_seed, draw
+from mcot.agents.generators.procedural.render import RenderedScene, rasterise, render_scene
+from mcot.agents.generators.procedural.scenes import (
     CATEGORIES,
     TEMPLATES,
     SceneError,

@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agents.generators.procedural.frame import need
-from agents.generators.procedural.optics import refraction_angle
+from mcot.agents.generators.procedural.frame import need
+from mcot.agents.generators.procedural.optics import refraction_angle
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,9 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from agents.generators.base import GeneratedImage, GeneratorError, ImageRequest, ImageResponse
-from agents.generators.procedural.render import RenderedScene, render_scene
-from agents.generators.procedural.scenes import SceneError, build_scene, load_scene
+from mcot.agents.generators.base import GeneratedImage, GeneratorError, ImageRequest, ImageResponse
+from mcot.agents.generators.procedural.render import RenderedScene, render_scene
+from mcot.agents.generators.procedural.scenes import SceneError, build_scene, load_scene
 
 Variant = Literal["correct", "broken"]
 

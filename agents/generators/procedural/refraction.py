@@ -13,9 +13,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from agents.generators.procedural import optics
-from agents.generators.procedural.frame import choice, fit, need, number, take, uniform
-from agents.generators.procedural.svg import Svg
+from mcot.agents.generators.procedural import optics
+from mcot.agents.generators.procedural.frame import choice, fit, need, number, take, uniform
+from mcot.agents.generators.procedural.svg import Svg
 
 MEDIA = {"water": optics.N_WATER, "oil": 1.47, "glass": optics.N_GLASS}
 LIQUID = {"water": "#bfe3f5", "oil": "#f3e3a6", "glass": "#d4efec"}

@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import cairosvg
-
-from agents.generators.procedural.broken import apply_violation
-from agents.generators.procedural.questions import describe, known_answers, questions_for, violation_text
-from agents.generators.procedural.scenes import TEMPLATES, SceneError
-from agents.generators.procedural.svg import Svg
+from mcot.agents.generators.procedural.broken import apply_violation
+from mcot.agents.generators.procedural.questions import describe, known_answers, questions_for, violation_text
+from mcot.agents.generators.procedural.scenes import TEMPLATES, SceneError
+from mcot.agents.generators.procedural.svg import Svg
 
 DEFAULT_SIZE = (512, 512)
 MIN_SIDE, MAX_SIDE = 64, 4096

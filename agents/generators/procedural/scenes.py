@@ -19,11 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-from agents.generators.procedural import mirrors, refraction, shadows
-from agents.generators.procedural.broken import choose_twin
-from agents.generators.procedural.questions import template_spec
-from agents.generators.procedural.svg import Svg
+from mcot.agents.generators.procedural import mirrors, refraction, shadows
+from mcot.agents.generators.procedural.broken import choose_twin
+from mcot.agents.generators.procedural.questions import template_spec
+from mcot.agents.generators.procedural.svg import Svg
 
 Params = Callable[[random.Random, Mapping[str, Any], str], dict[str, Any]]
 Draw = Callable[[Svg, Mapping[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]], dict[str, Any]]

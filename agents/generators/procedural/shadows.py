@@ -13,9 +13,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from agents.generators.procedural import optics
-from agents.generators.procedural.frame import Frame, choice, fit, need, number, take, uniform
-from agents.generators.procedural.svg import Svg
+from mcot.agents.generators.procedural import optics
+from mcot.agents.generators.procedural.frame import Frame, choice, fit, need, number, take, uniform
+from mcot.agents.generators.procedural.svg import Svg
 
 SKY = "#d6ecfa"
 GROUND = {"grass": "#a8d08d", "sand": "#e8d6a4", "pavement": "#c9c9c9"}

@@ -11,10 +11,10 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from benchmarks.generators.games import bounce, dart, dots, maze, ray, triangles
-from benchmarks.generators.games._common import FragileScene, GameError, Scene
-from benchmarks.generators.games._render import png_bytes
-from benchmarks.item import Item
+from mcot.benchmarks.generators.games import bounce, dart, dots, maze, ray, triangles
+from mcot.benchmarks.generators.games._common import FragileScene, GameError, Scene
+from mcot.benchmarks.generators.games._render import png_bytes
+from mcot.benchmarks.item import Item
 
 TASKS: dict[str, Callable[[random.Random], Scene]] = {
     "maze": maze.build,

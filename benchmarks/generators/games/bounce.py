@@ -7,11 +7,10 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from mcot.benchmarks.generators.games._common import Scene, place_choices, require, rounded
+from mcot.benchmarks.generators.games._geometry import Vec, add, ray_segment, scale, segments_distance, unit
+from mcot.benchmarks.generators.games._render import BLACK, LABEL_COLORS, MIRROR_GREY, SOURCE_RED, arrow, blank, disc
 from PIL import Image
-
-from benchmarks.generators.games._common import Scene, place_choices, require, rounded
-from benchmarks.generators.games._geometry import Vec, add, ray_segment, scale, segments_distance, unit
-from benchmarks.generators.games._render import BLACK, LABEL_COLORS, MIRROR_GREY, SOURCE_RED, arrow, blank, disc
 
 WIDTH, HEIGHT = 640, 480
 BOX = (40.0, 40.0, 600.0, 440.0)  # inner faces of the walls: x0, y0, x1, y1

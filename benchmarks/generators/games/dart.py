@@ -7,11 +7,10 @@ import random
 from dataclasses import dataclass
 
 import numpy as np
+from mcot.benchmarks.generators.games._common import Scene, place_choices, require, rounded
+from mcot.benchmarks.generators.games._geometry import Vec
+from mcot.benchmarks.generators.games._render import BLACK, LABEL_COLORS, SOURCE_RED, arrow, blank, disc
 from PIL import Image
-
-from benchmarks.generators.games._common import Scene, place_choices, require, rounded
-from benchmarks.generators.games._geometry import Vec
-from benchmarks.generators.games._render import BLACK, LABEL_COLORS, SOURCE_RED, arrow, blank, disc
 
 WIDTH, HEIGHT = 640, 480
 DART_WIDTH = 8.0  # px: balloons closer than this to each other, or to the path, make a scene fragile

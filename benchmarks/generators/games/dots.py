@@ -6,11 +6,10 @@ import itertools
 import math
 import random
 
+from mcot.benchmarks.generators.games._common import Scene, place_choices, require
+from mcot.benchmarks.generators.games._exact import Point, as_floats, intersection, orient, point
+from mcot.benchmarks.generators.games._render import BLACK, blank, disc, text
 from PIL import Image
-
-from benchmarks.generators.games._common import Scene, place_choices, require
-from benchmarks.generators.games._exact import Point, as_floats, intersection, orient, point
-from benchmarks.generators.games._render import BLACK, blank, disc, text
 
 SIZE = 640
 KINDS = ("figure", "sides", "crossings")

@@ -5,10 +5,9 @@ from __future__ import annotations
 import random
 from collections import deque
 
+from mcot.benchmarks.generators.games._common import FragileScene, Scene, place_choices, require
+from mcot.benchmarks.generators.games._render import BLACK, LABEL_COLORS, START_GREEN, blank
 from PIL import Image
-
-from benchmarks.generators.games._common import FragileScene, Scene, place_choices, require
-from benchmarks.generators.games._render import BLACK, LABEL_COLORS, START_GREEN, blank
 
 Cell = tuple[int, int]
 EXIT_COLORS = ("red", "blue", "orange", "purple")

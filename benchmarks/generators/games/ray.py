@@ -8,11 +8,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from PIL import Image
-from shapely.geometry import LineString, Point, Polygon
-
-from benchmarks.generators.games._common import FragileScene, Scene, place_choices, require, rounded
-from benchmarks.generators.games._geometry import (
+from mcot.benchmarks.generators.games._common import FragileScene, Scene, place_choices, require, rounded
+from mcot.benchmarks.generators.games._geometry import (
     Vec,
     add,
     incidence_degrees,
@@ -28,7 +25,17 @@ from benchmarks.generators.games._geometry import (
     sub,
     unit,
 )
-from benchmarks.generators.games._render import GLASS_BLUE, LABEL_COLORS, MIRROR_GREY, SOURCE_RED, arrow, blank, disc
+from mcot.benchmarks.generators.games._render import (
+    GLASS_BLUE,
+    LABEL_COLORS,
+    MIRROR_GREY,
+    SOURCE_RED,
+    arrow,
+    blank,
+    disc,
+)
+from PIL import Image
+from shapely.geometry import LineString, Point, Polygon
 
 WIDTH, HEIGHT = 640, 480
 CLEARANCE = 3.0  # px: a ray passing this close to an edge, corner or mirror end makes a scene fragile

@@ -6,11 +6,10 @@ import itertools
 import math
 import random
 
+from mcot.benchmarks.generators.games._common import Scene, require
+from mcot.benchmarks.generators.games._exact import Point, Segment, as_floats, intersection, on_segment, orient, point
+from mcot.benchmarks.generators.games._render import BLACK, blank
 from PIL import Image
-
-from benchmarks.generators.games._common import Scene, require
-from benchmarks.generators.games._exact import Point, Segment, as_floats, intersection, on_segment, orient, point
-from benchmarks.generators.games._render import BLACK, blank
 
 SIZE = 640
 MIN_GAP = 7.0  # px: two distinct vertices of the figure closer than this would look like one

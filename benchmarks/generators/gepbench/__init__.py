@@ -2,11 +2,11 @@
 rendering with the paper's noise, six aspects of up to three four-choice questions each in the released
 benchmark's wording (or mcot's), balanced letters, and a pixel validator."""
 
-from benchmarks.generators.gepbench.engine import GenerationStats, generate, make_figure, plan
-from benchmarks.generators.gepbench.noise import NOISE_MODELS, NoiseModel
-from benchmarks.generators.gepbench.placement import Figure, PlacementError, place_figure
-from benchmarks.generators.gepbench.questions import ASPECTS, WORDINGS, LetterBalancer, Question, make_questions
-from benchmarks.generators.gepbench.validator import PixelValidator, Verdict
+from mcot.benchmarks.generators.gepbench.engine import GenerationStats, generate, make_figure, plan
+from mcot.benchmarks.generators.gepbench.noise import NOISE_MODELS, NoiseModel
+from mcot.benchmarks.generators.gepbench.placement import Figure, PlacementError, place_figure
+from mcot.benchmarks.generators.gepbench.questions import ASPECTS, WORDINGS, LetterBalancer, Question, make_questions
+from mcot.benchmarks.generators.gepbench.validator import PixelValidator, Verdict
 
 __all__ = [
     "ASPECTS",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.generators.gepbench.context import (
+from mcot.benchmarks.generators.gepbench.context import (
     PER_ASPECT,
     QUADRANTS,
     SIZE_STEP,
@@ -14,7 +14,7 @@ from benchmarks.generators.gepbench.context import (
     pick,
     quadrant,
 )
-from benchmarks.generators.gepbench.shapes import OPEN_KINDS
+from mcot.benchmarks.generators.gepbench.shapes import OPEN_KINDS
 
 PAIR_QUESTIONS = 2  # existence: two "is there an X and a Y" questions, then one "which is present/absent"
 MEASURES = ("horizontal span", "vertical span", "area")

@@ -12,10 +12,9 @@ from importlib import resources
 from typing import Any
 
 import numpy as np
-
-from benchmarks.generators.gepbench.placement import Figure
-from benchmarks.generators.gepbench.shapes import Shape
-from benchmarks.generators.gepbench.wording import DIRECT_DIRECTIONS, Words, words_for
+from mcot.benchmarks.generators.gepbench.placement import Figure
+from mcot.benchmarks.generators.gepbench.shapes import Shape
+from mcot.benchmarks.generators.gepbench.wording import DIRECT_DIRECTIONS, Words, words_for
 
 LETTERS = "ABCD"
 PER_ASPECT = 3  # questions per aspect and figure at most, as in the paper and the public engine
@@ -41,7 +40,7 @@ REGIONS = {
 @cache
 def templates(style: str = "mcot") -> dict[str, Any]:
     """Return the question templates of a style (templates.json next to this module)."""
-    text = resources.files("benchmarks.generators.gepbench").joinpath("templates.json").read_text(encoding="utf-8")
+    text = resources.files("mcot.benchmarks.generators.gepbench").joinpath("templates.json").read_text(encoding="utf-8")
     return dict(json.loads(text)[style])
 
 

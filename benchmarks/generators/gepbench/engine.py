@@ -10,14 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from benchmarks.generators.gepbench.llava import LlavaRecords, figure_records
-from benchmarks.generators.gepbench.noise import NOISE_MODELS
-from benchmarks.generators.gepbench.placement import Figure, place_figure
-from benchmarks.generators.gepbench.questions import ASPECTS, LetterBalancer, Question, make_questions
-from benchmarks.generators.gepbench.render import Style, choose_style, encode_jpeg, render
-from benchmarks.generators.gepbench.validator import PixelValidator, Verdict
-from benchmarks.item import IMAGES_DIR, Item, ItemsWriter
+from mcot.benchmarks.generators.gepbench.llava import LlavaRecords, figure_records
+from mcot.benchmarks.generators.gepbench.noise import NOISE_MODELS
+from mcot.benchmarks.generators.gepbench.placement import Figure, place_figure
+from mcot.benchmarks.generators.gepbench.questions import ASPECTS, LetterBalancer, Question, make_questions
+from mcot.benchmarks.generators.gepbench.render import Style, choose_style, encode_jpeg, render
+from mcot.benchmarks.generators.gepbench.validator import PixelValidator, Verdict
+from mcot.benchmarks.item import IMAGES_DIR, Item, ItemsWriter
 
 LEVELS: tuple[str, ...] = ("easy", "hard")
 LEVEL_IDS = {"easy": 0, "hard": 1}

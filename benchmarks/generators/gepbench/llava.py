@@ -16,11 +16,11 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from benchmarks.generators.gepbench.context import LETTERS, Question
-from benchmarks.generators.gepbench.placement import Figure
-from benchmarks.generators.gepbench.render import Style
-from benchmarks.generators.gepbench.shapes import POLYGON_KINDS, Shape, edge_lengths
-from benchmarks.generators.gepbench.vocabulary import article, plural
+from mcot.benchmarks.generators.gepbench.context import LETTERS, Question
+from mcot.benchmarks.generators.gepbench.placement import Figure
+from mcot.benchmarks.generators.gepbench.render import Style
+from mcot.benchmarks.generators.gepbench.shapes import POLYGON_KINDS, Shape, edge_lengths
+from mcot.benchmarks.generators.gepbench.vocabulary import article, plural
 
 CAPTIONS_FILE = "llava-captions.json"
 INSTRUCTIONS_FILE = "llava-instructions.json"

@@ -17,10 +17,9 @@ from typing import Any
 
 import numpy as np
 import shapely
-
-from benchmarks.generators.gepbench.relations import TOUCHING, builders_for
-from benchmarks.generators.gepbench.sampling import sample_shape
-from benchmarks.generators.gepbench.shapes import Shape
+from mcot.benchmarks.generators.gepbench.relations import TOUCHING, builders_for
+from mcot.benchmarks.generators.gepbench.sampling import sample_shape
+from mcot.benchmarks.generators.gepbench.shapes import Shape
 
 GAP = 0.02  # outlines that do not meet stay at least this far apart (about 13 px at 640 px)
 MIN_CROSS_ANGLE = math.radians(25)
@@ -77,7 +76,7 @@ class Figure:
 
     def words(self, i: int, j: int) -> set[str]:
         """Return the relation words that hold from shape i to shape j (inverses included)."""
-        from benchmarks.generators.gepbench.relations import INVERSE
+        from mcot.benchmarks.generators.gepbench.relations import INVERSE
 
         out = {w for a, b, w in self.relations if (a, b) == (i, j)}
         out |= {INVERSE[w] for a, b, w in self.relations if (a, b) == (j, i) and INVERSE[w] is not None}  # type: ignore[misc]

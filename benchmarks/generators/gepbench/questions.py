@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-
-from benchmarks.generators.gepbench.aspects import counting, existence, location, size
-from benchmarks.generators.gepbench.context import (
+from mcot.benchmarks.generators.gepbench.aspects import counting, existence, location, size
+from mcot.benchmarks.generators.gepbench.context import (
     EDGE_MARGIN,
     LETTERS,
     PER_ASPECT,
@@ -27,10 +26,10 @@ from benchmarks.generators.gepbench.context import (
     Question,
     templates,
 )
-from benchmarks.generators.gepbench.placement import Figure
-from benchmarks.generators.gepbench.reference import reference
-from benchmarks.generators.gepbench.relationship import relationship, surely_false
-from benchmarks.generators.gepbench.wording import WORDINGS
+from mcot.benchmarks.generators.gepbench.placement import Figure
+from mcot.benchmarks.generators.gepbench.reference import reference
+from mcot.benchmarks.generators.gepbench.relationship import relationship, surely_false
+from mcot.benchmarks.generators.gepbench.wording import WORDINGS
 
 ASPECTS: tuple[str, ...] = ("existence", "counting", "size", "location", "reference", "relationship")
 GENERATORS: dict[str, Callable[[Context], list[Question]]] = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.generators.gepbench.context import (
+from mcot.benchmarks.generators.gepbench.context import (
     AREA_RATIO,
     PER_ASPECT,
     REGIONS,
@@ -16,7 +16,7 @@ from benchmarks.generators.gepbench.context import (
     in_region,
     pick,
 )
-from benchmarks.generators.gepbench.shapes import OPEN_KINDS, Shape
+from mcot.benchmarks.generators.gepbench.shapes import OPEN_KINDS, Shape
 
 KINDS = ("region", "relative", "frequency", "area")
 ATTEMPTS = 4  # kinds tried for each question before the figure gives fewer

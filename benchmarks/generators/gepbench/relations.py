@@ -13,16 +13,15 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-
-from benchmarks.generators.gepbench import shapes as sh
-from benchmarks.generators.gepbench.sampling import (
+from mcot.benchmarks.generators.gepbench import shapes as sh
+from mcot.benchmarks.generators.gepbench.sampling import (
     LINE_LENGTH,
     STAR_INNER,
     STAR_OUTER,
     inside_canvas,
     polygon_rules_hold,
 )
-from benchmarks.generators.gepbench.shapes import Shape
+from mcot.benchmarks.generators.gepbench.shapes import Shape
 
 RELATION_WORDS: tuple[str, ...] = (
     "tangent",
@@ -207,7 +206,7 @@ def circumscribed_about_circle(base: Shape, rng: np.random.Generator) -> Shape |
 
 def rectangle_in_ellipse(base: Shape, rng: np.random.Generator) -> Shape | None:
     """Return a rectangle, aligned with an ellipse's axes, whose corners lie on the ellipse."""
-    from benchmarks.generators.gepbench.sampling import MIN_ASPECT_DIFF, rectangle
+    from mcot.benchmarks.generators.gepbench.sampling import MIN_ASPECT_DIFF, rectangle
 
     center, a = _center_radius(base)
     b = float(base.params["minor_axis"])

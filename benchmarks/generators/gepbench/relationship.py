@@ -6,11 +6,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from benchmarks.generators.gepbench.context import PER_ASPECT, Context, Question, arrange, pick
-from benchmarks.generators.gepbench.placement import Figure
-from benchmarks.generators.gepbench.relations import IMPLIED, INVERSE
-from benchmarks.generators.gepbench.shapes import OPEN_KINDS, POLYGON_KINDS, Shape
+from mcot.benchmarks.generators.gepbench.context import PER_ASPECT, Context, Question, arrange, pick
+from mcot.benchmarks.generators.gepbench.placement import Figure
+from mcot.benchmarks.generators.gepbench.relations import IMPLIED, INVERSE
+from mcot.benchmarks.generators.gepbench.shapes import OPEN_KINDS, POLYGON_KINDS, Shape
 
 ANGLE_TOLERANCE = math.radians(10)
 MIRROR_SIZE_RATIO = 1.2  # "symmetric" is a safe distractor only for shapes whose sizes differ at least this much

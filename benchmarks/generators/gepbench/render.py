@@ -19,9 +19,7 @@ from dataclasses import dataclass, replace
 
 import cairocffi as cairo
 import numpy as np
-from PIL import Image
-
-from benchmarks.generators.gepbench.noise import (
+from mcot.benchmarks.generators.gepbench.noise import (
     NOISE_MODELS,
     NoiseModel,
     gaussian,
@@ -29,8 +27,9 @@ from benchmarks.generators.gepbench.noise import (
     perlin_darkening,
     salt_and_pepper,
 )
-from benchmarks.generators.gepbench.placement import Figure
-from benchmarks.generators.gepbench.shapes import Shape
+from mcot.benchmarks.generators.gepbench.placement import Figure
+from mcot.benchmarks.generators.gepbench.shapes import Shape
+from PIL import Image
 
 SIZE = 640
 JPEG_QUALITY = 92

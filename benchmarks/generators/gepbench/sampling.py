@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from benchmarks.generators.gepbench import shapes as sh
-from benchmarks.generators.gepbench.shapes import Shape
+from mcot.benchmarks.generators.gepbench import shapes as sh
+from mcot.benchmarks.generators.gepbench.shapes import Shape
 
 MARGIN = 0.02  # every outline point stays this far inside the canvas
 MIN_AREA = 0.02

@@ -21,13 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from mcot.benchmarks.generators.gepbench.context import REGIONS, Question
+from mcot.benchmarks.generators.gepbench.labeling import count_components
+from mcot.benchmarks.generators.gepbench.placement import Figure
+from mcot.benchmarks.generators.gepbench.render import SIZE, to_pixels
+from mcot.benchmarks.generators.gepbench.wording import DIRECT_DIRECTIONS
 from PIL import Image, ImageDraw
-
-from benchmarks.generators.gepbench.context import REGIONS, Question
-from benchmarks.generators.gepbench.labeling import count_components
-from benchmarks.generators.gepbench.placement import Figure
-from benchmarks.generators.gepbench.render import SIZE, to_pixels
-from benchmarks.generators.gepbench.wording import DIRECT_DIRECTIONS
 
 DARK = 200  # pixels darker than this are stroke
 MIN_GROUP = 3  # pooled cells: smaller dark specks are noise, not a stroke group

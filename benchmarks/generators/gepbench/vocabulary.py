@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from benchmarks.generators.gepbench.shapes import Shape
+from mcot.benchmarks.generators.gepbench.shapes import Shape
 
 TERMS: dict[str, frozenset[str]] = {
     "line": frozenset({"line"}),

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from benchmarks.generators.gepbench.relations import RELATION_WORDS
-from benchmarks.generators.gepbench.shapes import OPEN_KINDS, Shape
-from benchmarks.generators.gepbench.vocabulary import (
+from mcot.benchmarks.generators.gepbench.relations import RELATION_WORDS
+from mcot.benchmarks.generators.gepbench.shapes import OPEN_KINDS, Shape
+from mcot.benchmarks.generators.gepbench.vocabulary import (
     TERM_NAMES,
     TERMS,
     article,

@@ -2,10 +2,9 @@ import io
 import math
 
 import pytest
+from mcot.benchmarks.generators.games import make_item
+from mcot.benchmarks.generators.games.bounce import RADIUS, Brick, simulate
 from PIL import Image
-
-from benchmarks.generators.games import make_item
-from benchmarks.generators.games.bounce import RADIUS, Brick, simulate
 
 
 def test_straight_into_a_brick_without_a_bounce() -> None:

@@ -2,12 +2,12 @@ import io
 from collections import Counter
 from pathlib import Path
 
+import mcot.benchmarks.generators.games as games
 import pytest
+from mcot.benchmarks.generators.games import TASKS, build_scene, make_item
+from mcot.benchmarks.item import prompt_view, read_items
 from PIL import Image
 
-import benchmarks.generators.games as games
-from benchmarks.generators.games import TASKS, build_scene, make_item
-from benchmarks.item import prompt_view, read_items
 from mcot.commands.gen_games import gen_games
 from mcot.errors import UsageError
 

@@ -7,9 +7,8 @@ import itertools
 import math
 
 import pytest
+from mcot.benchmarks.generators.games import build_scene
 from shapely.geometry import LineString, Point, box
-
-from benchmarks.generators.games import build_scene
 
 tools = pytest.importorskip("tools")
 canvas = pytest.importorskip("canvas")

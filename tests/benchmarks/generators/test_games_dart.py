@@ -2,10 +2,9 @@ import io
 import math
 
 import pytest
+from mcot.benchmarks.generators.games import make_item
+from mcot.benchmarks.generators.games.dart import Balloon, first_contact, first_pop, position
 from PIL import Image
-
-from benchmarks.generators.games import make_item
-from benchmarks.generators.games.dart import Balloon, first_contact, first_pop, position
 
 
 def test_range_matches_v2_sin2theta_over_g() -> None:

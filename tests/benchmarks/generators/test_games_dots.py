@@ -2,11 +2,10 @@ import io
 import math
 
 import pytest
+from mcot.benchmarks.generators.games import make_item
+from mcot.benchmarks.generators.games._exact import point
+from mcot.benchmarks.generators.games.dots import corners, crossings, describe, is_convex
 from PIL import Image
-
-from benchmarks.generators.games import make_item
-from benchmarks.generators.games._exact import point
-from benchmarks.generators.games.dots import corners, crossings, describe, is_convex
 
 
 def _pts(raw: list[tuple[int, int]]) -> list:

@@ -2,10 +2,9 @@ import io
 import itertools
 
 import pytest
+from mcot.benchmarks.generators.games import make_item
+from mcot.benchmarks.generators.games.maze import route, shortest_paths
 from PIL import Image
-
-from benchmarks.generators.games import make_item
-from benchmarks.generators.games.maze import route, shortest_paths
 
 
 def test_bfs_counts_the_moves_of_a_hand_solved_grid() -> None:

@@ -4,11 +4,10 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mcot.benchmarks.generators.games import make_item
+from mcot.benchmarks.generators.games._geometry import reflect, refract, unit
+from mcot.benchmarks.generators.games.ray import Block, Mirror, Target, trace
 from PIL import Image
-
-from benchmarks.generators.games import make_item
-from benchmarks.generators.games._geometry import reflect, refract, unit
-from benchmarks.generators.games.ray import Block, Mirror, Target, trace
 
 
 def _angle(v: tuple[float, float], normal: tuple[float, float]) -> float:

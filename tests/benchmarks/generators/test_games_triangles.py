@@ -2,11 +2,10 @@ import io
 from math import comb
 
 import pytest
+from mcot.benchmarks.generators.games import make_item
+from mcot.benchmarks.generators.games._exact import on_segment, point
+from mcot.benchmarks.generators.games.triangles import count_triangles
 from PIL import Image
-
-from benchmarks.generators.games import make_item
-from benchmarks.generators.games._exact import on_segment, point
-from benchmarks.generators.games.triangles import count_triangles
 
 A, B, C = (300, 100), (100, 500), (500, 500)
 

@@ -5,13 +5,13 @@ import json
 from pathlib import Path
 
 import numpy as np
+from mcot.benchmarks.generators.gepbench.engine import make_figure
+from mcot.benchmarks.generators.gepbench.placement import place_figure
+from mcot.benchmarks.generators.gepbench.questions import LetterBalancer
+from mcot.benchmarks.generators.gepbench.render import SIZE, TEXTURE_MAX, choose_style, perlin, render
+from mcot.benchmarks.generators.gepbench.validator import DARK
+from mcot.benchmarks.item import read_items
 
-from benchmarks.generators.gepbench.engine import make_figure
-from benchmarks.generators.gepbench.placement import place_figure
-from benchmarks.generators.gepbench.questions import LetterBalancer
-from benchmarks.generators.gepbench.render import SIZE, TEXTURE_MAX, choose_style, perlin, render
-from benchmarks.generators.gepbench.validator import DARK
-from benchmarks.item import read_items
 from mcot.commands.gen_gepbench import gen_gepbench
 
 

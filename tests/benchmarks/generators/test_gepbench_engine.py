@@ -5,12 +5,12 @@ import json
 from pathlib import Path
 
 import pytest
+from mcot.benchmarks.generators.gepbench.engine import SUMMARY_FILE, generate, plan
+from mcot.benchmarks.generators.gepbench.questions import ASPECTS
+from mcot.benchmarks.item import read_items
 from PIL import Image
 from typer.testing import CliRunner
 
-from benchmarks.generators.gepbench.engine import SUMMARY_FILE, generate, plan
-from benchmarks.generators.gepbench.questions import ASPECTS
-from benchmarks.item import read_items
 from mcot.cli import app
 from mcot.commands.gen_gepbench import gen_gepbench, gen_report
 from mcot.errors import UsageError
@@ -67,8 +67,8 @@ def test_native_layout_matches_the_public_engine(generated: Path) -> None:
 
 
 def test_native_export_loads_back_with_the_same_answers(generated: Path) -> None:
-    loaders = pytest.importorskip("benchmarks.loaders.gepbench")
-    from benchmarks.loaders._types import LoadedItem, Tally
+    loaders = pytest.importorskip("mcot.benchmarks.loaders.gepbench")
+    from mcot.benchmarks.loaders._types import LoadedItem, Tally
 
     loaded = [x.item for x in loaders.load_gepbench(generated, Tally()) if isinstance(x, LoadedItem)]
     ours = {
@@ -120,7 +120,7 @@ def test_unwritable_or_occupied_out_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_unwritable_parent_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import benchmarks.item as item_module
+    import mcot.benchmarks.item as item_module
 
     monkeypatch.setattr(item_module.os, "access", lambda path, mode: False)  # as for a read-only folder
     with pytest.raises(UsageError, match="not writable"):
@@ -129,7 +129,7 @@ def test_unwritable_parent_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.
 
 
 def test_an_interrupted_run_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import benchmarks.generators.gepbench.engine as engine
+    import mcot.benchmarks.generators.gepbench.engine as engine
 
     calls = {"n": 0}
     real = engine.make_figure

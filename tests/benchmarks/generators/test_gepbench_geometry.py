@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from benchmarks.generators.gepbench import relations as rel
-from benchmarks.generators.gepbench import shapes as sh
-from benchmarks.generators.gepbench.placement import (
+from mcot.benchmarks.generators.gepbench import relations as rel
+from mcot.benchmarks.generators.gepbench import shapes as sh
+from mcot.benchmarks.generators.gepbench.placement import (
     GAP,
     LEVEL_SHAPES,
     MAX_CROSSINGS,
@@ -17,7 +16,7 @@ from benchmarks.generators.gepbench.placement import (
     contact,
     place_figure,
 )
-from benchmarks.generators.gepbench.sampling import (
+from mcot.benchmarks.generators.gepbench.sampling import (
     MARGIN,
     MIN_AREA,
     MIN_EDGE,
@@ -25,7 +24,14 @@ from benchmarks.generators.gepbench.sampling import (
     rectangle,
     sample_shape,
 )
-from benchmarks.generators.gepbench.vocabulary import article, inclusion_note, matches, members, plural, unique_name
+from mcot.benchmarks.generators.gepbench.vocabulary import (
+    article,
+    inclusion_note,
+    matches,
+    members,
+    plural,
+    unique_name,
+)
 
 
 def _samples(kind: str, count: int = 40) -> list[sh.Shape]:

@@ -5,10 +5,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from benchmarks.generators.gepbench import shapes as sh
-from benchmarks.generators.gepbench.engine import SUMMARY_FILE, generate
-from benchmarks.generators.gepbench.llava import (
+from mcot.benchmarks.generators.gepbench import shapes as sh
+from mcot.benchmarks.generators.gepbench.engine import SUMMARY_FILE, generate
+from mcot.benchmarks.generators.gepbench.llava import (
     CAPTIONS_FILE,
     CHOICE_INSTRUCTION,
     INSTRUCTIONS_FILE,
@@ -17,8 +16,8 @@ from benchmarks.generators.gepbench.llava import (
     place_words,
     shape_names,
 )
-from benchmarks.generators.gepbench.placement import Figure
-from benchmarks.item import read_items
+from mcot.benchmarks.generators.gepbench.placement import Figure
+from mcot.benchmarks.item import read_items
 
 RELATION_WORDS = {"shared edge": "shares an edge", "symmetric": "mirror images"}
 NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}

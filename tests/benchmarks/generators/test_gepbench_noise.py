@@ -7,19 +7,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from benchmarks.generators.gepbench.engine import generate, make_figure
-from benchmarks.generators.gepbench.noise import (
+from mcot.benchmarks.generators.gepbench.engine import generate, make_figure
+from mcot.benchmarks.generators.gepbench.noise import (
     NOISE_MODELS,
     gaussian,
     gradient_noise,
     perlin_darkening,
     salt_and_pepper,
 )
-from benchmarks.generators.gepbench.placement import place_figure
-from benchmarks.generators.gepbench.questions import LetterBalancer
-from benchmarks.generators.gepbench.render import SIZE, Style, choose_style, render
-from benchmarks.item import read_items
+from mcot.benchmarks.generators.gepbench.placement import place_figure
+from mcot.benchmarks.generators.gepbench.questions import LetterBalancer
+from mcot.benchmarks.generators.gepbench.render import SIZE, Style, choose_style, render
+from mcot.benchmarks.item import read_items
 
 PAPER = NOISE_MODELS["paper"]
 

@@ -7,12 +7,11 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
-from benchmarks.generators.gepbench import shapes as sh
-from benchmarks.generators.gepbench.engine import FigureResult, make_figure
-from benchmarks.generators.gepbench.labeling import count_components
-from benchmarks.generators.gepbench.placement import Figure
-from benchmarks.generators.gepbench.questions import (
+from mcot.benchmarks.generators.gepbench import shapes as sh
+from mcot.benchmarks.generators.gepbench.engine import FigureResult, make_figure
+from mcot.benchmarks.generators.gepbench.labeling import count_components
+from mcot.benchmarks.generators.gepbench.placement import Figure
+from mcot.benchmarks.generators.gepbench.questions import (
     ASPECTS,
     EDGE_MARGIN,
     SIZE_STEP,
@@ -21,8 +20,8 @@ from benchmarks.generators.gepbench.questions import (
     make_questions,
     surely_false,
 )
-from benchmarks.generators.gepbench.render import Style, decode, encode_jpeg, render
-from benchmarks.generators.gepbench.validator import PixelValidator
+from mcot.benchmarks.generators.gepbench.render import Style, decode, encode_jpeg, render
+from mcot.benchmarks.generators.gepbench.validator import PixelValidator
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +97,7 @@ def test_counting_choices_are_consecutive_and_shuffled(results: list[FigureResul
 
 
 def test_counting_answers_match_the_description(results: list[FigureResult]) -> None:
-    from benchmarks.generators.gepbench.vocabulary import TERMS, plural
+    from mcot.benchmarks.generators.gepbench.vocabulary import TERMS, plural
 
     by_plural = {plural(t): t for t in TERMS}
     for r, q in _questions(results):
@@ -211,7 +210,7 @@ def test_questions_follow_the_balancer_state() -> None:
 
 
 def test_frequency_answers_match_the_description(results: list[FigureResult]) -> None:
-    from benchmarks.generators.gepbench.vocabulary import TERMS, plural
+    from mcot.benchmarks.generators.gepbench.vocabulary import TERMS, plural
 
     by_plural = {plural(t): t for t in TERMS}
     pattern = re.compile(r"appears (more|less) frequently than (.+?)( \(.*\))?\?$")

@@ -9,10 +9,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
-
-from benchmarks.generators.gepbench.engine import NATIVE_FILES, FigureResult, make_figure
-from benchmarks.generators.gepbench.questions import ASPECTS, PER_ASPECT, LetterBalancer, Question
-from benchmarks.generators.gepbench.wording import PUBLIC_RELATIONS, PUBLIC_TERMS, PUBLIC_TYPE, SUBTYPES, words_for
+from mcot.benchmarks.generators.gepbench.engine import NATIVE_FILES, FigureResult, make_figure
+from mcot.benchmarks.generators.gepbench.questions import ASPECTS, PER_ASPECT, LetterBalancer, Question
+from mcot.benchmarks.generators.gepbench.wording import PUBLIC_RELATIONS, PUBLIC_TERMS, PUBLIC_TYPE, SUBTYPES, words_for
 
 SHARED = Path(os.environ.get("MCOT_SHARED_DATA") or Path(__file__).resolve().parents[4] / "shared" / "data")
 SAMPLE = SHARED / "gepbench-sample" / "dataset"

@@ -6,11 +6,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from benchmarks.generators.gepbench import relations as rel
-from benchmarks.generators.gepbench import shapes as sh
-from benchmarks.generators.gepbench.placement import Figure, place_figure
-from benchmarks.generators.gepbench.questions import LetterBalancer, make_questions, surely_false
+from mcot.benchmarks.generators.gepbench import relations as rel
+from mcot.benchmarks.generators.gepbench import shapes as sh
+from mcot.benchmarks.generators.gepbench.placement import Figure, place_figure
+from mcot.benchmarks.generators.gepbench.questions import LetterBalancer, make_questions, surely_false
 
 TRIANGLE = sh.polygon("triangle", [(0.2, 0.2), (0.45, 0.25), (0.3, 0.5)])
 

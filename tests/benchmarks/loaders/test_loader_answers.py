@@ -5,12 +5,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from loader_files import make_image
+from mcot.benchmarks.loaders._answers import answer_letter, infer_answer_type, letters_answer, parse_options, yes_no
+from mcot.benchmarks.loaders._images import check_image, decode_base64
+from mcot.benchmarks.loaders._paths import inside
+from mcot.benchmarks.loaders._types import SkipItem
 from PIL import Image
-
-from benchmarks.loaders._answers import answer_letter, infer_answer_type, letters_answer, parse_options, yes_no
-from benchmarks.loaders._images import check_image, decode_base64
-from benchmarks.loaders._paths import inside
-from benchmarks.loaders._types import SkipItem
 
 OPTION = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 ", min_size=1, max_size=12).map(str.strip).filter(bool)
 

@@ -25,9 +25,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from loader_files import OMNIPHYS_MAPPING, gepbench_native, gobench_dataset, make_image, omniphys_records, write_jsonl
+from mcot.benchmarks.item import ItemError, read_items
+from mcot.benchmarks.loaders import LoaderError, LoadResult, load
 
-from benchmarks.item import ItemError, read_items
-from benchmarks.loaders import LoaderError, LoadResult, load
 from mcot.commands.convert import run_convert
 from mcot.errors import UsageError
 

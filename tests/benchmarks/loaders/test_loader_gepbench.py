@@ -3,8 +3,7 @@ import string
 from pathlib import Path
 
 from loader_files import gepbench_native
-
-from benchmarks.loaders import load
+from mcot.benchmarks.loaders import load
 
 
 def test_native_directory_gives_letter_answers_and_reports_bad_lines(tmp_path: Path) -> None:

@@ -2,8 +2,7 @@ from pathlib import Path
 
 import pytest
 from loader_files import gobench_dataset, make_image
-
-from benchmarks.loaders import LoaderError, load
+from mcot.benchmarks.loaders import LoaderError, load
 
 
 def test_understanding_items_carry_the_image_and_seven_questions(tmp_path: Path) -> None:

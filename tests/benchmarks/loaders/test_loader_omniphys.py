@@ -3,8 +3,7 @@ from pathlib import Path
 
 import pytest
 from loader_files import OMNIPHYS_MAPPING, make_image, omniphys_records, write_jsonl
-
-from benchmarks.loaders import LoaderError, load, parse_mapping
+from mcot.benchmarks.loaders import LoaderError, load, parse_mapping
 
 
 def test_chinese_keys_and_every_task_type(tmp_path: Path) -> None:

@@ -6,9 +6,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from loader_files import make_image
+from mcot.benchmarks.loaders import LoaderError, load
 from PIL import Image
-
-from benchmarks.loaders import LoaderError, load
 
 IMAGE_TYPE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
 MC_QUESTION = "Which ray leaves the prism last?\nA. the red one\nB. the green one\nC. the blue one\nD. none"

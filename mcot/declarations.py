@@ -11,25 +11,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agents.prompts import TaskFormat, answer_line, bare, boxed, load_prompt, register_task_format
-from agents.prompts import unregister_task_format as _unregister_task
-from eval.registry import Deferred, ScoringSpec, register_scoring
-from eval.registry import unregister_scoring as _unregister_scoring
+from mcot.agents.prompts import TaskFormat, answer_line, bare, boxed, load_prompt, register_task_format
+from mcot.agents.prompts import unregister_task_format as _unregister_task
+from mcot.eval.registry import Deferred, ScoringSpec, register_scoring
+from mcot.eval.registry import unregister_scoring as _unregister_scoring
 
 # `mcot run` declares every benchmark but scores none: the protocols, tables and verifiers (numpy, every
-# protocol module) are named here and imported when something scores (eval.registry.scoring_spec)
+# protocol module) are named here and imported when something scores (mcot.eval.registry.scoring_spec)
 
 
 def _metrics(name: str) -> Any:
-    return Deferred("eval.metrics", name)
+    return Deferred("mcot.eval.metrics", name)
 
 
 def _protocols(name: str) -> Any:
-    return Deferred("eval.protocols", name)
+    return Deferred("mcot.eval.protocols", name)
 
 
 def _verify(name: str) -> Any:
-    return Deferred("eval.verify", name)
+    return Deferred("mcot.eval.verify", name)
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class Benchmark:
     task: TaskFormat
     scoring: ScoringSpec
     loader: str | None = None
-    """The `mcot convert` / `mcot run --format` name of its native files (benchmarks.loaders), if any."""
+    """The `mcot convert` / `mcot run --format` name of its native files (mcot.benchmarks.loaders), if any."""
 
 
 _DECLARED: dict[str, Benchmark] = {}
