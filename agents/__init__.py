@@ -1,8 +1,8 @@
 """The solver: a LangGraph draw–observe–revise loop, model backends, prompts and visual traces.
 
-Public surface: `solve`, `Solver`, `ChatSolver`, `load_model`, `register_backend`, `backend_names`, `ask_text`,
+Public surface: `solve`, `Solver`, `ChatSolver`, `load_model`, `backend_names`, `ask_text`,
 `Budget`, `Prediction`, `Trace`, `Step`, `prompt_hashes`; image generators: `load_generator`,
-`register_generator`, `generator_names`, `ImageSolver`, `ImageOptions`, `ImageRequest`, `ImageResponse`.
+`generator_names`, `ImageSolver`, `ImageOptions`, `ImageRequest`, `ImageResponse`.
 Names are imported on first use, so `import mcot.agents.trace` (what eval reads) does not load LangGraph or
 the provider SDKs. See docs/agent.md.
 """
@@ -22,9 +22,7 @@ _EXPORTS = {
     "ModelRequest": "mcot.agents.backends.base",
     "ModelResponse": "mcot.agents.backends.base",
     "load_model": "mcot.agents.backends",
-    "register_backend": "mcot.agents.backends",
     "backend_names": "mcot.agents.backends",
-    "Registry": "mcot.agents.registry",
     "ask_text": "mcot.agents.ask",
     "prompt_hashes": "mcot.agents.prompts",
     "Prediction": "mcot.agents.solver",
@@ -41,14 +39,13 @@ _EXPORTS = {
     "ImageResponse": "mcot.agents.generators",
     "generator_names": "mcot.agents.generators",
     "load_generator": "mcot.agents.generators",
-    "register_generator": "mcot.agents.generators",
     "ImageOptions": "mcot.agents.generators.solver",
     "ImageSolver": "mcot.agents.generators.solver",
 }
 
 if TYPE_CHECKING:
     from mcot.agents.ask import ask_text
-    from mcot.agents.backends import backend_names, load_model, register_backend
+    from mcot.agents.backends import backend_names, load_model
     from mcot.agents.backends.base import ModelBackend, ModelRequest, ModelResponse
     from mcot.agents.budget import Budget
     from mcot.agents.errors import AgentError, ModelError, ModelSpecError, PromptError
@@ -60,11 +57,9 @@ if TYPE_CHECKING:
         ImageResponse,
         generator_names,
         load_generator,
-        register_generator,
     )
     from mcot.agents.generators.solver import ImageOptions, ImageSolver
     from mcot.agents.prompts import prompt_hashes
-    from mcot.agents.registry import Registry
     from mcot.agents.solver import ChatSolver, Prediction, Solver, solve
     from mcot.agents.trace import Recorder, Step, Trace
 
@@ -101,7 +96,6 @@ __all__ = [
     "Prediction",
     "PromptError",
     "Recorder",
-    "Registry",
     "Solver",
     "Step",
     "Trace",
@@ -111,7 +105,5 @@ __all__ = [
     "load_generator",
     "load_model",
     "prompt_hashes",
-    "register_backend",
-    "register_generator",
     "solve",
 ]

@@ -101,10 +101,9 @@ def _schema_chars(tools: ToolSet, flavor: SchemaFlavor) -> int:
 
 
 def _flavor(backend: Any) -> SchemaFlavor:
-    provider = getattr(backend, "provider", "")
-    if provider == "anthropic":
-        return "anthropic"
-    return "openai" if provider == "openai" else "compatible"
+    """Return the tool-schema flavour a backend sends (its `schema_flavor`; `compatible` when it does not say)."""
+    flavor: SchemaFlavor = getattr(backend, "schema_flavor", "compatible")
+    return flavor
 
 
 def _bucket(per_minute: float, period_s: float) -> AsyncLimiter:

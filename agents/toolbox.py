@@ -80,8 +80,9 @@ def _registry_schemas(flavor: SchemaFlavor, names: tuple[str, ...]) -> list[dict
     hit = _SCHEMAS.get((flavor, names))
     if hit is not None and all(a is b for a, b in zip(hit[0], specs, strict=True)):
         return hit[1]
-    builder = {"openai": tools.openai_tools, "anthropic": tools.anthropic_tools, "compatible": tools.compatible_tools}
-    entries = builder[flavor](list(names))
+    from mcot.tools.schemas import flavored_tools
+
+    entries = flavored_tools(flavor, list(names))
     _SCHEMAS[(flavor, names)] = (specs, entries)
     return entries
 

@@ -103,6 +103,14 @@ def scoring_spec(benchmark: str) -> ScoringSpec:
         if resolved is not spec:
             _SPECS[benchmark] = resolved
         return resolved
+    from mcot.registry import BENCHMARKS
+
+    declared = BENCHMARKS.find(benchmark)
+    module = declared.protocol_module() if declared is not None else None
+    if module is not None:
+        return ScoringSpec(
+            module.official, module.tables, getattr(module, "verifier", None), getattr(module, "robust", None)
+        )
     from mcot.eval.metrics import generic_tables
     from mcot.eval.protocols import generic_protocol
 

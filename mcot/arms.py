@@ -1,7 +1,8 @@
 """The arms of an experiment: what `--mode` and `--tools` name, and what each arm offers the model.
 
-`text` offers no tools, `canvas` only the canvas operations, `tools` the canvas plus the domain tools, and
-`custom` the tools `--tools` lists. The manifest records each arm's exact tool names and schema hashes.
+An arm is a declared toolset (`mcot.registry.TOOLSETS`: `text` offers no tools, `canvas` only the canvas
+operations, `tools` the canvas plus the domain tools, and any a plugin declares) or `custom`, the tools
+`--tools` lists. The manifest records each arm's exact tool names and schema hashes.
 """
 
 from __future__ import annotations
@@ -10,11 +11,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcot.errors import UsageError
+from mcot.registry import TOOLSETS
 from mcot.tools.errors import ToolError
-from mcot.tools.toolsets import TOOLSET_NAMES, custom_toolset, schema_hashes, toolset
+from mcot.tools.toolsets import custom_toolset, schema_hashes, toolset, toolset_names
 
 CUSTOM = "custom"
-ARM_NAMES = (*TOOLSET_NAMES, CUSTOM)
+
+
+def arm_names() -> tuple[str, ...]:
+    """Return the names `--mode` takes: every declared toolset, then `custom`."""
+    return (*toolset_names(), CUSTOM)
 
 
 @dataclass(frozen=True)
@@ -35,9 +41,10 @@ def parse_arms(mode: str, tools: str | None = None) -> tuple[Arm, ...]:
     `--tools` defines the `custom` arm; it is added after the listed arms unless `--mode` places it.
     """
     names = list(dict.fromkeys(m.strip() for m in mode.split(",") if m.strip()))
-    unknown = [name for name in names if name not in ARM_NAMES]
+    known = arm_names()
+    unknown = [name for name in names if name not in known]
     if not names or unknown:
-        raise UsageError(f"--mode takes a comma-separated list of {', '.join(ARM_NAMES)} (got {mode!r})")
+        raise UsageError(f"--mode takes a comma-separated list of {', '.join(known)} (got {mode!r})")
     if tools is not None and CUSTOM not in names:
         names.append(CUSTOM)
     if CUSTOM in names and tools is None:
@@ -58,8 +65,10 @@ def describe_arms(arms: tuple[Arm, ...]) -> str:
     for arm in arms:
         if not arm.tools:
             offered = "no tools (one answer in words)"
-        elif arm.name == "tools":
-            offered = f"the canvas and the domain tools ({len(arm.tools)} tools)"
+        elif len(arm.tools) > 16:
+            declared = TOOLSETS.find(arm.name)
+            what = declared.description if declared is not None else ", ".join(arm.tools[:8]) + ", …"
+            offered = f"{what} ({len(arm.tools)} tools)"
         else:
             offered = f"{len(arm.tools)} tools: {', '.join(arm.tools)}"
         lines.append(f"{arm.name}: {offered}")

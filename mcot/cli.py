@@ -10,8 +10,10 @@ from typing import Annotated, Any
 
 import typer
 
-from mcot.cli_help import CONTEXT_SETTINGS, HelpTyper
+from mcot.cli_help import CONTEXT_SETTINGS, GeneratorGroup, HelpTyper
 from mcot.errors import UsageError
+from mcot.options import command
+from mcot.runconfig import ImagineConfig, RunConfig
 
 app = HelpTyper(
     name="mcot",
@@ -21,7 +23,7 @@ app = HelpTyper(
     pretty_exceptions_enable=False,
     context_settings=CONTEXT_SETTINGS,
 )
-gen_app = HelpTyper(help="Generate items with exact ground truth.", no_args_is_help=True)
+gen_app = HelpTyper(help="Generate items with exact ground truth.", no_args_is_help=True, cls=GeneratorGroup)
 app.add_typer(gen_app, name="gen")
 tools_app = HelpTyper(
     help="List the tools a model can call (with their JSON schemas), or run one on a canvas from the shell."
@@ -39,7 +41,6 @@ ExecutorKind = Annotated[
 RayAddress = Annotated[
     str | None, typer.Option(metavar="ADDR", help="with --executor ray: auto, HOST:PORT or ray://HOST:PORT")
 ]
-MODEL_SPEC = "offline | scripted:FILE | replay:RUN | openai:MODEL | anthropic:MODEL | openai-compatible:MODEL"
 
 
 def _print_version(value: bool) -> None:
@@ -69,7 +70,7 @@ BENCHMARK_FREE = frozenset({"gen_gepbench", "gen_games", "convert", "tools"})
 """Command modules that never score or prompt, and so start without loading the benchmark declarations."""
 
 
-def _dispatch(module: str, function: str, **kwargs: Any) -> None:
+def dispatch(module: str, function: str, **kwargs: Any) -> None:
     """Import `mcot.commands.<module>` only when its command runs (fast start-up), and call it."""
     if module not in BENCHMARK_FREE:
         from mcot.declarations import declare_builtin
@@ -93,7 +94,7 @@ def demo(
     ] = Path("mcot-demo"),
 ) -> None:
     """Offline end-to-end: generate items, run text vs canvas with the offline policy, score, report, view."""
-    _dispatch("demo", "run_demo", out=out)
+    dispatch("demo", "run_demo", out=out)
 
 
 @gen_app.command("gepbench")
@@ -137,7 +138,7 @@ def gen_gepbench(
     ray_address: RayAddress = None,
 ) -> None:
     """GePBench-style geometric perception items (6 aspects, up to 3 questions each, easy and hard)."""
-    _dispatch(
+    dispatch(
         "gen_gepbench",
         "gen_gepbench",
         out=out,
@@ -168,7 +169,7 @@ def gen_games(
     ray_address: RayAddress = None,
 ) -> None:
     """RBench-V-style game and optics items with exact solution geometry."""
-    _dispatch(
+    dispatch(
         "gen_games",
         "gen_games",
         out=out,
@@ -186,13 +187,13 @@ def gen_report(
     data: Annotated[Path, typer.Argument(metavar="DATA", help="items directory made by `mcot gen gepbench`")],
 ) -> None:
     """Answer-letter balance and validator agreement of a generated items directory."""
-    _dispatch("gen_gepbench", "gen_report", data=data)
+    dispatch("gen_gepbench", "gen_report", data=data)
 
 
 @app.command()
 def convert(
     format: Annotated[
-        str, typer.Argument(metavar="FORMAT", help="the benchmark: rbench-v | gepbench | gobench | omniphys")
+        str, typer.Argument(metavar="FORMAT", help="the benchmark's format: {formats}")
     ],
     src: Annotated[Path, typer.Argument(metavar="SRC", help="the benchmark's native file or directory")],
     out: Annotated[Path, typer.Option(metavar="DIR", help="items directory to create (must not hold files)")],
@@ -205,7 +206,7 @@ def convert(
     ] = None,
 ) -> None:
     """Convert a benchmark's native files to an mcot items directory."""
-    _dispatch(
+    dispatch(
         "convert",
         "run_convert",
         format=format,
@@ -217,108 +218,19 @@ def convert(
     )
 
 
-@app.command()
-def run(
-    data: Annotated[
-        Path,
-        typer.Option(
-            metavar="PATH", help="items directory (from `mcot gen` or `mcot convert`) or a benchmark's native files"
-        ),
-    ],
-    model: Annotated[str, typer.Option(metavar="SPEC", help=f"the model: {MODEL_SPEC}")],
-    out: Annotated[
-        Path, typer.Option(metavar="DIR", help="run directory to write (re-running the same command resumes it)")
-    ],
-    mode: Annotated[
-        str,
-        typer.Option(
-            metavar="ARMS",
-            help="comma-separated arms: text (no tools), canvas (only the canvas tools), "
-            "tools (canvas + domain tools), custom (the tools of --tools)",
-        ),
-    ] = "text,canvas",
-    tools: Annotated[
-        str | None,
-        typer.Option(
-            metavar="NAMES", help="comma-separated tool names (`mcot tools`): a custom arm offering exactly these"
-        ),
-    ] = None,
-    format: Annotated[
-        str | None, typer.Option(metavar="FORMAT", help="native format of --data when it is not detected")
-    ] = None,
-    base_url: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="URL",
-            help="API base URL (overrides the SDK's environment); give it several times for replicas of one model",
-        ),
-    ] = None,
-    concurrency: Annotated[
-        int, typer.Option(metavar="K", help="most pairs in flight; lowered on 429/overload answers, raised again after")
-    ] = 4,
-    limit: Annotated[int | None, typer.Option(metavar="N", help="only the first N items")] = None,
-    max_steps: Annotated[int, typer.Option(metavar="N", help="model turns per item in the arms with tools")] = 12,
-    seed: Annotated[
-        int | None, typer.Option(metavar="SEED", help="sampling seed sent to backends that take one")
-    ] = None,
-    temperature: Annotated[float, typer.Option(metavar="T", help="sampling temperature sent to every backend")] = 0.0,
-    max_tries: Annotated[
-        int, typer.Option(metavar="N", help="tries per model call (retries on 429, 5xx, time-outs)")
-    ] = 6,
-    item_timeout: Annotated[
-        float, typer.Option(metavar="SECONDS", help="wall-clock limit of one (item, arm) pair")
-    ] = 600.0,
-    request_timeout: Annotated[
-        float, typer.Option(metavar="SECONDS", help="time-out of one model request (then it is retried)")
-    ] = 180.0,
-    max_rpm: Annotated[float | None, typer.Option(metavar="N", help="most model requests per minute")] = None,
-    max_tpm: Annotated[float | None, typer.Option(metavar="N", help="most tokens per minute (estimated)")] = None,
-    max_cost: Annotated[
-        float | None,
-        typer.Option(metavar="USD", help="stop starting pairs once the run has spent this much (resume with more)"),
-    ] = None,
-    cache: Annotated[
-        Path | None,
-        typer.Option(metavar="DIR", help="response cache: an identical request is answered from DIR (temperature 0)"),
-    ] = None,
-    log_every: Annotated[
-        float, typer.Option(metavar="SECONDS", help="off a terminal, a progress line every SECONDS (0: none)")
-    ] = 30.0,
-    workers: Annotated[
-        int, typer.Option(metavar="N", help="worker processes (each with its own event loop), or Ray actors")
-    ] = 1,
-    executor: ExecutorKind = "local",
-    ray_address: RayAddress = None,
-) -> None:
-    """Solve items with a model in one or more arms into a resumable run directory (exit 3: some failed, 4: the
-    --max-cost budget stopped it, 130: interrupted; re-run the same command to resume)."""
-    _dispatch(
-        "run",
-        "run_items",
-        data=data,
-        model=model,
-        out=out,
-        mode=mode,
-        tools=tools,
-        format=format,
-        base_url=base_url,
-        concurrency=concurrency,
-        limit=limit,
-        max_steps=max_steps,
-        seed=seed,
-        temperature=temperature,
-        max_tries=max_tries,
-        item_timeout=item_timeout,
-        request_timeout=request_timeout,
-        max_rpm=max_rpm,
-        max_tpm=max_tpm,
-        max_cost=max_cost,
-        cache=cache,
-        log_every=log_every,
-        workers=workers,
-        executor=executor,
-        ray_address=ray_address,
+def _run(**values: Any) -> None:
+    dispatch("run", "run_items", **values)
+
+
+app.command("run")(
+    command(
+        RunConfig,
+        _run,
+        name="run",
+        doc="Solve items with a model in one or more arms into a resumable run directory (exit 3: some failed, 4: "
+        "the --max-cost budget stopped it, 130: interrupted; re-run the same command to resume).",
     )
+)
 
 
 @app.command()
@@ -336,14 +248,13 @@ def score(
     protocol: Annotated[
         str,
         typer.Option(
-            metavar="official|robust|both",
-            help="official: each benchmark's published scoring; robust: mcot's own extraction and matching; "
-            "both: official in scores.jsonl, robust in scores.robust.jsonl, and where they differ",
+            metavar="PROTOCOL",
+            help="{protocols}; or both: official in scores.jsonl, robust in scores.robust.jsonl, and where they differ",
         ),
     ] = "official",
 ) -> None:
     """Score a run with each benchmark's protocol; write scores.jsonl and report.md/html."""
-    _dispatch(
+    dispatch(
         "score",
         "run_score",
         run_dir=run_dir,
@@ -370,7 +281,7 @@ def compare(
     force: Annotated[bool, typer.Option("--force", help="compare runs that differ in more than the arm")] = False,
 ) -> None:
     """Two arms on the same items: paired differences, bootstrap intervals, McNemar, flips."""
-    _dispatch("compare", "run_compare", run_dir=run_dir, run_b=run_b, a=a, b=b, out=out, force=force)
+    dispatch("compare", "run_compare", run_dir=run_dir, run_b=run_b, a=a, b=b, out=out, force=force)
 
 
 @app.command()
@@ -380,8 +291,7 @@ def export(
         str,
         typer.Option(
             metavar="FORMAT",
-            help="jsonl (a folder: records.jsonl + images/) | parquet (one file, images embedded) | "
-            "hf (a `datasets` folder: load_from_disk or load_dataset)",
+            help="{export_formats}",
         ),
     ],
     out: Annotated[Path, typer.Option(metavar="PATH", help="folder to create (jsonl, hf) or file to write (parquet)")],
@@ -390,8 +300,7 @@ def export(
         typer.Option(
             "--as",
             metavar="VIEW",
-            help="records (item, answer, score, trace) | messages (OpenAI-style chat with tool calls, for SFT) | "
-            "llava (LLaVA conversations with <image> tokens)",
+            help="{export_views}",
         ),
     ] = "records",
     only_correct: Annotated[bool, typer.Option("--only-correct", help="only the pairs scored correct")] = False,
@@ -401,7 +310,7 @@ def export(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="replace an earlier export at --out")] = False,
 ) -> None:
     """Export a run as a dataset, one record per (item, arm); failed and budget-stopped traces flagged by status."""
-    _dispatch(
+    dispatch(
         "export",
         "run_export",
         run_dir=run_dir,
@@ -426,52 +335,21 @@ def view(
     ] = None,
 ) -> None:
     """Write the static trace viewer for a run: filters, deep links, side by side, j/k (docs/viewer.md)."""
-    _dispatch("view", "run_view", run_dir=run_dir, out=out)
+    dispatch("view", "run_view", run_dir=run_dir, out=out)
 
 
-@app.command()
-def imagine(
-    data: Annotated[
-        Path,
-        typer.Option(metavar="PATH", help="GOBench data (one prompt per scenario), or items with image answers"),
-    ],
-    generator: Annotated[
-        str, typer.Option(metavar="SPEC", help="the image generator: diffusers:PATH | openai-image:MODEL | procedural")
-    ],
-    out: Annotated[
-        Path, typer.Option(metavar="DIR", help="run directory to write (re-running the same command resumes it)")
-    ],
-    n_per_prompt: Annotated[int, typer.Option(metavar="K", help="images per prompt (each scored on its own)")] = 1,
-    seed: Annotated[
-        int | None, typer.Option(metavar="SEED", help="seed of the first image (sample k uses seed + k)")
-    ] = None,
-    steps: Annotated[int | None, typer.Option(metavar="N", help="diffusion steps (diffusers)")] = None,
-    guidance: Annotated[float | None, typer.Option(metavar="G", help="guidance scale (diffusers)")] = None,
-    size: Annotated[str | None, typer.Option(metavar="WxH", help="image size WIDTHxHEIGHT, e.g. 512x512")] = None,
-    base_url: Annotated[str | None, typer.Option(metavar="URL", help="API base URL (openai-image)")] = None,
-    limit: Annotated[int | None, typer.Option(metavar="N", help="only the first N prompts")] = None,
-    concurrency: Annotated[int, typer.Option(metavar="K", help="images generated at once")] = 2,
-    max_tries: Annotated[
-        int, typer.Option(metavar="N", help="tries per API call (retries on 429, 5xx, time-outs)")
-    ] = 6,
-) -> None:
-    """Generate GOBench-style optical scenes (or edit diagrams) into a run directory (exit 3: some failed)."""
-    _dispatch(
-        "imagine",
-        "run_imagine",
-        data=data,
-        generator=generator,
-        out=out,
-        n_per_prompt=n_per_prompt,
-        seed=seed,
-        steps=steps,
-        guidance=guidance,
-        size=size,
-        base_url=base_url,
-        limit=limit,
-        concurrency=concurrency,
-        max_tries=max_tries,
+def _imagine(**values: Any) -> None:
+    dispatch("imagine", "run_imagine", **values)
+
+
+app.command("imagine")(
+    command(
+        ImagineConfig,
+        _imagine,
+        name="imagine",
+        doc="Generate GOBench-style optical scenes (or edit diagrams) into a run directory (exit 3: some failed).",
     )
+)
 
 
 @tools_app.callback(invoke_without_command=True)
@@ -488,7 +366,7 @@ def tools_list(
 ) -> None:
     """List the tools a model can call (with their JSON schemas), or run one on a canvas from the shell."""
     if ctx.invoked_subcommand is None:
-        _dispatch("tools", "list_tools", json_out=json_out)
+        dispatch("tools", "list_tools", json_out=json_out)
 
 
 @tools_app.command("call")
@@ -500,7 +378,7 @@ def tools_call(
     size: Annotated[str, typer.Option(metavar="WxH", help="blank canvas size when there is no --image")] = "640x640",
 ) -> None:
     """Run one tool on a canvas and print its result as JSON."""
-    _dispatch("tools", "call_tool", name=name, arguments=arguments, image=image, out=out, size=size)
+    dispatch("tools", "call_tool", name=name, arguments=arguments, image=image, out=out, size=size)
 
 
 def main() -> None:

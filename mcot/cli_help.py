@@ -1,20 +1,52 @@
-"""How `mcot` help pages look: `-h`/`--help` everywhere, flags without a value placeholder, named placeholders.
+"""How `mcot` help pages look: `-h`/`--help` everywhere, flags without a value placeholder, named placeholders,
+and the names a registry knows filled into help texts when they are shown.
 
 Typer shows a type placeholder such as `<bool>` beside every flag (`--help` included), `<str>` or `<int>`
 beside every option and argument, and `{RUN}` for a required argument in the usage line. Here a flag shows
 none (`--effects`, `--help`), an option without an explicit `metavar` shows its own name in capitals, the
 argparse convention (`--format FORMAT`), an argument only its name, and the usage line reads
-`mcot score [OPTIONS] RUN`.
+`mcot score [OPTIONS] RUN`. A help text may name a registry in braces (`the model: {backends}`): it is filled
+with what is declared, plugins included, when the help is shown, and only then (`mcot --help` loads nothing).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["--help", "-h"]}
+
+
+_PLACEHOLDER = re.compile(r"\{(backends|generators|toolsets|export_formats|export_views|protocols|formats)\}")
+
+
+def declared(kind: str) -> str:
+    """Return what the registry `kind` holds as help text: `usage (description) | …`."""
+    from mcot import registry
+
+    if kind == "formats":
+        from mcot.benchmarks.loaders import convertible_formats
+
+        return " | ".join(convertible_formats())
+    chosen = {
+        "backends": registry.BACKENDS,
+        "generators": registry.GENERATORS,
+        "toolsets": registry.TOOLSETS,
+        "export_formats": registry.EXPORT_FORMATS,
+        "export_views": registry.EXPORT_VIEWS,
+        "protocols": registry.PROTOCOLS,
+    }[kind]
+    return " | ".join(f"{usage} ({text})" if text else usage for usage, text in chosen.describe())
+
+
+def filled(text: str | None) -> str | None:
+    """Return a help text with its `{registry}` placeholders filled (unchanged when it has none)."""
+    if not text or "{" not in text:
+        return text
+    return _PLACEHOLDER.sub(lambda match: declared(match.group(1)), text)
 """Click context settings of the root app (sub-commands inherit them): `-h` works wherever `--help` does."""
 
 
@@ -27,6 +59,8 @@ def placeholder(param: Any) -> None:
     """Give one parameter the placeholder its help line shows: none for a flag, its name for an option or an
     argument (without Typer's `<path>` type label)."""
     kind = getattr(param, "param_type_name", "")
+    if getattr(param, "help", None):
+        param.help = filled(param.help)
     if kind == "argument" and hasattr(param, "display_type_rich"):
         param.display_type_rich = _no_type
     if kind != "option" or param.metavar is not None:
@@ -71,3 +105,45 @@ class HelpTyper(typer.Typer):
     def command(self, name: str | None = None, *, cls: type[TyperCommand] | None = None, **kwargs: Any) -> Any:
         """Return the usual command decorator, with HelpCommand as the default command class."""
         return super().command(name, cls=cls or HelpCommand, **kwargs)
+
+
+class GeneratorGroup(HelpGroup):
+    """`mcot gen`: its own commands, plus one `NAME --n N --seed S --out DIR` per declared item generator."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        """Return the built-in generation commands and the declared item generators' names."""
+        from mcot.registry import ITEM_GENERATORS
+
+        names = list(super().list_commands(ctx))
+        return names + [name for name in ITEM_GENERATORS.names() if name not in names]
+
+    def get_command(self, ctx: Any, name: str) -> Any:
+        """Return the command `name`: a built-in one, or the command of a declared item generator."""
+        found = super().get_command(ctx, name)
+        if found is not None:
+            return found
+        from mcot.registry import ITEM_GENERATORS
+
+        declared = ITEM_GENERATORS.find(name)
+        return _generator_command(declared.name, declared.description) if declared is not None else None
+
+
+def _generator_command(name: str, description: str) -> Any:
+    import click
+
+    def run(out: str, n: int, seed: int) -> None:
+        from mcot.cli import dispatch
+
+        dispatch("gen_items", "gen_items", name=name, out=out, n=n, seed=seed)
+
+    return HelpCommand(
+        name=name,
+        help=f"{description} (items from a declared generator).",
+        callback=run,
+        params=[
+            click.Option(["--out"], required=True, metavar="DIR", help="items directory to create (must not hold files)"),
+            click.Option(["--n"], type=int, default=100, show_default=True, metavar="N", help="number of items"),
+            click.Option(["--seed"], type=int, default=0, show_default=True, metavar="SEED",
+                         help="random seed (same seed, same bytes)"),
+        ],
+    )  # fmt: skip

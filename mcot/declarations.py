@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mcot.agents.prompts import TaskFormat, answer_line, bare, boxed, load_prompt, register_task_format
-from mcot.agents.prompts import unregister_task_format as _unregister_task
 from mcot.eval.registry import Deferred, ScoringSpec, register_scoring
 from mcot.eval.registry import unregister_scoring as _unregister_scoring
 
@@ -38,7 +36,6 @@ class Benchmark:
 
     name: str
     description: str
-    task: TaskFormat
     scoring: ScoringSpec
     loader: str | None = None
     """The `mcot convert` / `mcot run --format` name of its native files (mcot.benchmarks.loaders), if any."""
@@ -49,7 +46,6 @@ _DECLARED: dict[str, Benchmark] = {}
 
 def declare(benchmark: Benchmark) -> None:
     """Register a benchmark's parts in agents (task prompt, answer form) and eval (protocol, tables, verifier)."""
-    register_task_format(benchmark.name, benchmark.task)
     register_scoring(benchmark.name, benchmark.scoring)
     _DECLARED[benchmark.name] = benchmark
 
@@ -57,7 +53,6 @@ def declare(benchmark: Benchmark) -> None:
 def undeclare(name: str) -> None:
     """Remove a declared benchmark from every registry (tests declare toy benchmarks and take them back)."""
     _DECLARED.pop(name, None)
-    _unregister_task(name)
     _unregister_scoring(name)
 
 
@@ -72,7 +67,6 @@ def builtin_benchmarks() -> tuple[Benchmark, ...]:
         Benchmark(
             "rbench-v",
             "RBench-V: 803 visual-reasoning items that need drawing (math, physics, counting, game)",
-            TaskFormat(load_prompt("task.rbench-v.txt"), boxed),
             ScoringSpec(
                 _protocols("rbench_v_official"), _metrics("rbench_v_tables"), robust=_protocols("rbench_v_robust")
             ),
@@ -81,7 +75,6 @@ def builtin_benchmarks() -> tuple[Benchmark, ...]:
         Benchmark(
             "gepbench",
             "GePBench: geometric perception, 6 aspects × easy/hard, multiple choice",
-            TaskFormat(load_prompt("task.gepbench.txt"), bare),
             ScoringSpec(
                 _protocols("gepbench_official"), _metrics("gepbench_tables"), None, _protocols("gepbench_robust")
             ),
@@ -90,14 +83,12 @@ def builtin_benchmarks() -> tuple[Benchmark, ...]:
         Benchmark(
             "gobench",
             "GOBench: geometric optics; understanding (rate generated images) and generation",
-            TaskFormat(load_prompt("task.gobench.txt"), bare),
             ScoringSpec(_protocols("gobench_official"), _metrics("gobench_tables"), None, _protocols("gobench_robust")),
             loader="gobench",
         ),
         Benchmark(
             "omniphys",
             "OmniPhys: physics problems scored on result and process, and diagram editing",
-            TaskFormat(load_prompt("task.omniphys.txt"), answer_line),
             ScoringSpec(_protocols("omniphys_official"), _metrics("omniphys_tables"), _verify("verify_diagram_trace")),
             loader="omniphys",
         ),
@@ -105,7 +96,6 @@ def builtin_benchmarks() -> tuple[Benchmark, ...]:
             "games",
             "mcot's generated RBench-V-style games with exact solution geometry "
             "(maze, bounce, dart, ray, dots, triangles)",
-            TaskFormat(load_prompt("task.default.txt"), boxed),
             ScoringSpec(_protocols("games_protocol"), _metrics("games_tables"), _verify("verify_games_trace")),
         ),
     )

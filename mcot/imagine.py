@@ -7,48 +7,18 @@ With `n_per_prompt` K > 1 the run's items are K copies of each prompt, ids `<id>
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from mcot.benchmarks.item import Item
 from mcot.errors import UsageError
 from mcot.eval.rundir import RunDir
 from mcot.manifest import build_manifest
-from mcot.runner import RunSummary, execute, freeze, open_or_refuse, prepare_dataset, read_source_items
+from mcot.runconfig import ImagineConfig
+from mcot.runner import Pacing, RunJob, RunSummary, freeze, prepare_dataset, read_source_items
 
 SAMPLE_SEPARATOR = "~"
 PROCEDURAL = "procedural"
 BROKEN = "procedural:broken"
-
-
-@dataclass(frozen=True)
-class ImagineConfig:
-    """Everything `mcot imagine` was asked to do."""
-
-    data: Path
-    generator: str
-    out: Path
-    n_per_prompt: int = 1
-    seed: int | None = None
-    steps: int | None = None
-    guidance: float | None = None
-    size: tuple[int, int] | None = None
-    base_url: str | None = None
-    limit: int | None = None
-    concurrency: int = 2
-    format: str | None = None
-    max_tries: int = 6
-
-    def options(self) -> dict[str, Any]:
-        """Return the generation options every arm uses (recorded in the manifest, checked on resume)."""
-        size = list(self.size) if self.size else None
-        return {"seed": self.seed, "steps": self.steps, "guidance": self.guidance, "size": size}
-
-    def result_settings(self) -> dict[str, Any]:
-        """Return the manifest's `config`."""
-        return {**self.options(), "n_per_prompt": self.n_per_prompt, "limit": self.limit}
 
 
 def arm_specs(spec: str) -> dict[str, str]:
@@ -83,16 +53,19 @@ def expand_samples(items: list[Item], n_per_prompt: int) -> list[Item]:
     ]
 
 
-async def imagine_async(config: ImagineConfig, *, bar: bool = False) -> RunSummary:
-    """Generate the images of every pending (item, arm) pair; return counts. Finished pairs are never redone."""
+def imagine_job(config: ImagineConfig, *, bar: bool = False) -> RunJob:
+    """Return the session `mcot imagine` asks for: one arm per generator, in this process, items in order.
+
+    A bad spec, a missing extra or a missing key fails here, before anything is written.
+    """
     from mcot.agents.endpoints import public_url
     from mcot.agents.generators import load_generator
     from mcot.agents.generators.solver import ImageOptions, ImageSolver
     from mcot.agents.retry import RetryPolicy
+    from mcot.executors import InProcessExecutor
+    from mcot.pacing import AdaptiveConcurrency
 
-    started = time.perf_counter()
     retry = RetryPolicy(max_tries=config.max_tries)
-    # a bad spec, a missing extra or a missing key fails here, before anything is written
     generators = {
         arm: load_generator(spec, base_url=config.base_url, retry=retry)
         for arm, spec in arm_specs(config.generator).items()
@@ -104,7 +77,7 @@ async def imagine_async(config: ImagineConfig, *, bar: bool = False) -> RunSumma
         items = items[: config.limit]
     items = expand_samples(items, config.n_per_prompt)
     frozen, dataset = freeze(items, items_dir, config.limit)
-    options = ImageOptions(seed=config.seed, steps=config.steps, guidance=config.guidance, size=config.size)
+    options = ImageOptions(seed=config.seed, steps=config.steps, guidance=config.guidance, size=config.size_pixels())
     solvers = {arm: ImageSolver(generator, arm, options) for arm, generator in generators.items()}
     first = next(iter(solvers.values()))
     manifest = build_manifest(
@@ -118,16 +91,18 @@ async def imagine_async(config: ImagineConfig, *, bar: bool = False) -> RunSumma
         concurrency=config.concurrency,
         command="mcot imagine",
     )
-    manifest = open_or_refuse(run_dir, manifest, frozen, config.concurrency)
-    summary = await execute(
-        run_dir,
-        manifest,
-        items,
-        items_dir,
-        solvers,
-        config.concurrency,
+    return RunJob(
+        run_dir=run_dir,
+        items=items,
+        frozen=frozen,
+        manifest=manifest,
+        executor=InProcessExecutor(run_dir, items_dir, solvers),
+        pacing=Pacing(config.concurrency, None, 30.0, bar),
+        aimd=AdaptiveConcurrency(config.concurrency),
         record_extra={arm: {"generator": generator.spec} for arm, generator in generators.items()},
-        bar=bar,
     )
-    summary.wall_s = time.perf_counter() - started
-    return summary
+
+
+async def imagine_async(config: ImagineConfig, *, bar: bool = False) -> RunSummary:
+    """Generate the images of every pending (item, arm) pair; return counts. Finished pairs are never redone."""
+    return await imagine_job(config, bar=bar).execute()

@@ -23,7 +23,6 @@ class Interrupts:
     on_first: Callable[[], None] | None = None
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     forced: asyncio.Event = field(default_factory=asyncio.Event)
-    signal_name: str | None = None
 
     def install(self) -> None:
         """Handle SIGINT and SIGTERM on the running loop (where the platform lets a loop do so)."""
@@ -48,7 +47,6 @@ class Interrupts:
         if self.stopping.is_set():
             self.forced.set()
             return
-        self.signal_name = sig.name if sig is not None else "stop"
         self.stopping.set()
         if self.on_first is not None:
             self.on_first()

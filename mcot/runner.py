@@ -10,72 +10,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcot.arms import Arm, parse_arms
 from mcot.benchmarks.item import ITEMS_FILE, Item, ItemError, read_items
 from mcot.errors import UsageError
 from mcot.eval.rundir import ITEMS_COPY, RunDir, file_sha256, latest_by_key, now_iso, write_text_atomic
 from mcot.failures import FailureSummary, summarize_failures
 from mcot.manifest import DatasetInfo, build_manifest, new_session, resume_conflicts
-from mcot.schedule import DEFAULT_SEED
+from mcot.runconfig import RunConfig
 
 if TYPE_CHECKING:
     from mcot.agents.solver import Solver
+    from mcot.executors.base import PairExecutor
 
 CONVERTED = "data"
 DONE_STATUSES = ("ok", "budget")
 """Statuses a resume does not redo: an answer, or a budget stop (the same settings would stop again)."""
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """Everything `mcot run` was asked to do."""
-
-    data: Path
-    model: str
-    out: Path
-    arms: tuple[Arm, ...] = field(default_factory=lambda: parse_arms("text,canvas"))
-    format: str | None = None
-    base_url: str | tuple[str, ...] | None = None
-    concurrency: int = 4
-    limit: int | None = None
-    max_steps: int = 12
-    temperature: float = 0.0
-    seed: int | None = None
-    max_canvas_images: int = 3
-    max_output_tokens: int | None = None
-    item_timeout_s: float | None = 600.0
-    request_timeout_s: float = 180.0
-    max_tries: int = 6
-    max_rpm: float | None = None
-    max_tpm: float | None = None
-    max_cost_usd: float | None = None
-    cache_dir: Path | None = None
-    log_every_s: float = 30.0
-    workers: int = 1
-    executor: str = "local"
-    ray_address: str | None = None
-
-    def base_urls(self) -> tuple[str, ...]:
-        """Return the model's endpoints (none: the SDK's default or its environment variable)."""
-        if self.base_url is None:
-            return ()
-        return (self.base_url,) if isinstance(self.base_url, str) else tuple(self.base_url)
-
-    def schedule_seed(self) -> int:
-        """Return the seed of the run's order: `--seed`, else 0."""
-        return self.seed if self.seed is not None else DEFAULT_SEED
-
-    def result_settings(self) -> dict[str, Any]:
-        """Return the manifest's `config`: the settings of the solver loop (those that change results first)."""
-        return {
-            "max_steps": self.max_steps,
-            "temperature": self.temperature,
-            "seed": self.seed,
-            "max_canvas_images": self.max_canvas_images,
-            "max_output_tokens": self.max_output_tokens,
-            "item_timeout_s": self.item_timeout_s,
-            "limit": self.limit,
-        }
 
 
 @dataclass
@@ -196,24 +144,6 @@ class Pacing:
     handle_signals: bool = True
 
 
-def validate(config: RunConfig) -> None:
-    """Refuse settings that cannot work together (UsageError), before anything is loaded or written."""
-    if config.cache_dir is not None and config.temperature != 0:
-        raise UsageError(
-            f"--cache works at temperature 0 only (a cached answer would stand in for a new sample at "
-            f"--temperature {config.temperature})"
-        )
-    if config.workers < 1:
-        raise UsageError("--workers must be at least 1")
-    if config.executor not in EXECUTORS:
-        raise UsageError(f"unknown --executor {config.executor!r}; choose {' or '.join(EXECUTORS)}")
-    if config.ray_address is not None and config.executor != "ray":
-        raise UsageError("--ray-address goes with --executor ray")
-
-
-EXECUTORS = ("local", "ray")
-
-
 def solve_recipe(config: RunConfig) -> Any:
     """Return the picklable recipe every worker builds the run's solvers from."""
     from mcot.agents import Budget
@@ -223,7 +153,7 @@ def solve_recipe(config: RunConfig) -> Any:
     budget = Budget(
         max_steps=config.max_steps,
         max_output_tokens=config.max_output_tokens,
-        item_timeout_s=config.item_timeout_s,
+        item_timeout_s=config.item_timeout,
         max_canvas_images=config.max_canvas_images,
         temperature=config.temperature,
         seed=config.seed,
@@ -237,31 +167,82 @@ def solve_recipe(config: RunConfig) -> Any:
         arms=config.arms,
         budget=budget,
         max_tries=config.max_tries,
-        timeout_s=config.request_timeout_s,
+        timeout_s=config.request_timeout,
         limits=limits,
-        cache_dir=config.cache_dir,
+        cache_dir=config.cache,
     )
 
 
-async def run_items_async(config: RunConfig, *, bar: bool = False, handle_signals: bool = True) -> RunSummary:
-    """Solve all pending (item, arm) pairs of a chat run; return counts. Finished pairs are never redone."""
+@dataclass
+class RunJob:
+    """One session of a run: its directory, frozen items, new manifest, how its pairs are paced and ordered,
+    and the executor whose solvers solve them.
+
+    `mcot run` (chat solvers in arms, `chat_job`) and `mcot imagine` (image generators, `mcot.imagine.imagine_job`)
+    each build one and `execute` it: they differ only in their solvers and in what their manifests name.
+    `schedule_seed` None keeps the items' order (no RUN/schedule.jsonl); `record_extra[arm]` is added to every
+    result line of that arm.
+    """
+
+    run_dir: RunDir
+    items: list[Item]
+    frozen: str
+    manifest: dict[str, Any]
+    executor: PairExecutor
+    pacing: Pacing
+    aimd: Any
+    observer: CallObserver | None = None
+    schedule_seed: int | None = None
+    record_extra: dict[str, dict[str, Any]] | None = None
+
+    async def execute(self) -> RunSummary:
+        """Open the run (new, or resumed with the same settings), solve every pending pair; return the counts."""
+        from mcot.executors import ExecutorError
+
+        started = time.perf_counter()
+        manifest = open_or_refuse(self.run_dir, self.manifest, self.frozen, self.pacing.concurrency)
+        arms = [str(arm["name"]) for arm in manifest["arms"]]
+        if self.schedule_seed is None:
+            order = [(item.id, arm) for item in self.items for arm in arms]
+        else:
+            order = _ensure_schedule(self.run_dir, manifest, self.items, arms, self.schedule_seed)
+        try:
+            try:
+                await self.executor.start()
+            except ExecutorError as exc:
+                raise UsageError(str(exc)) from exc
+            summary = await drive(
+                self.run_dir,
+                manifest,
+                self.items,
+                order,
+                self.executor,
+                self.pacing,
+                aimd=self.aimd,
+                observer=self.observer,
+                record_extra=self.record_extra,
+            )
+        finally:
+            await self.executor.close()
+        summary.wall_s = time.perf_counter() - started
+        return summary
+
+
+def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool = True) -> RunJob:
+    """Return the session `mcot run` asks for; a bad spec, key, executor or dataset fails here, before any write."""
     from mcot.agents import prompt_hashes
-    from mcot.executors import ExecutorError
     from mcot.pacing import AdaptiveConcurrency
     from mcot.spending import check_priced
 
-    started = time.perf_counter()
-    validate(config)
     aimd = AdaptiveConcurrency(config.concurrency)
     observer = CallObserver(aimd)
     recipe = solve_recipe(config)
-    # a bad spec or a missing key fails here, before anything is written; in this process these solvers do the work
-    solvers = recipe.build_solvers(observer)
+    solvers = recipe.build_solvers(observer)  # in this process these solvers do the work
     first = next(iter(solvers.values()))
     backend = first.backend
-    check_priced(config.max_cost_usd, backend.provider, backend.model, config.model)
+    check_priced(config.max_cost, backend.provider, backend.model, config.model)
     run_dir = RunDir(Path(config.out))
-    preflight(config)  # a missing extra or a Ray address nothing listens on fails here, before anything is written
+    preflight(config)  # a missing extra or a Ray address nothing listens on fails here
     items_dir = prepare_dataset(config.data, config.format, run_dir.root)
     items, frozen, dataset = select_items(items_dir, config.limit)
     check_dataset = getattr(backend, "check_dataset", None)
@@ -272,30 +253,31 @@ async def run_items_async(config: RunConfig, *, bar: bool = False, handle_signal
             check_dataset(dataset.sha256)
         except ModelSpecError as exc:
             raise UsageError(str(exc)) from exc
-    solver_info = {key: value for key, value in first.describe().items() if key not in ("arm", "tools")}
     manifest = build_manifest(
         model={"spec": config.model, "base_url": _public_urls(config.base_urls())},
         arms=[arm.manifest_entry() for arm in config.arms],
-        solver=solver_info,
+        solver={key: value for key, value in first.describe().items() if key not in ("arm", "tools")},
         config=config.result_settings(),
-        prompts=prompt_hashes(),
+        prompts=prompt_hashes(sorted({item.benchmark for item in items})),
         dataset=dataset,
         concurrency=config.concurrency,
     )
-    manifest = open_or_refuse(run_dir, manifest, frozen, config.concurrency)
-    pacing = Pacing(config.concurrency, config.max_cost_usd, config.log_every_s, bar, handle_signals)
-    order = _ensure_schedule(run_dir, manifest, items, [arm.name for arm in config.arms], config.schedule_seed())
-    executor = make_executor(config, run_dir, items_dir, recipe, solvers, observer)
-    try:
-        try:
-            await executor.start()
-        except ExecutorError as exc:
-            raise UsageError(str(exc)) from exc
-        summary = await drive(run_dir, manifest, items, order, executor, pacing, aimd=aimd, observer=observer)
-    finally:
-        await executor.close()
-    summary.wall_s = time.perf_counter() - started
-    return summary
+    return RunJob(
+        run_dir=run_dir,
+        items=items,
+        frozen=frozen,
+        manifest=manifest,
+        executor=make_executor(config, run_dir, items_dir, recipe, solvers, observer),
+        pacing=Pacing(config.concurrency, config.max_cost, config.log_every, bar, handle_signals),
+        aimd=aimd,
+        observer=observer,
+        schedule_seed=config.schedule_seed(),
+    )
+
+
+async def run_items_async(config: RunConfig, *, bar: bool = False, handle_signals: bool = True) -> RunSummary:
+    """Solve all pending (item, arm) pairs of a chat run; return counts. Finished pairs are never redone."""
+    return await chat_job(config, bar=bar, handle_signals=handle_signals).execute()
 
 
 def _public_urls(urls: tuple[str, ...]) -> str | list[str] | None:
@@ -324,7 +306,7 @@ def make_executor(
     recipe: Any,
     solvers: dict[str, Solver],
     observer: CallObserver,
-) -> Any:
+) -> PairExecutor:
     """Return the executor `--workers`/`--executor` ask for: in this process (with `solvers`), local worker
     processes or Ray actors (each building its own from `recipe`)."""
     from mcot.executors import InProcessExecutor, ProcessExecutor, RayExecutor
@@ -366,44 +348,12 @@ def _ensure_schedule(
     return order
 
 
-async def execute(
-    run_dir: RunDir,
-    manifest: dict[str, Any],
-    items: list[Item],
-    items_dir: Path,
-    solvers: dict[str, Solver],
-    concurrency: int,
-    *,
-    record_extra: dict[str, dict[str, Any]] | None = None,
-    bar: bool = False,
-    log_every_s: float = 30.0,
-    handle_signals: bool = True,
-) -> RunSummary:
-    """Run every pending (item, arm) pair through its arm's Solver in this process; return the counts.
-
-    Any Solver (a chat model in an arm, an image generator) is run the same way, in item order; `record_extra[arm]`
-    is added to every result line of that arm (e.g. the arm's generator spec).
-    """
-    from mcot.executors import InProcessExecutor
-    from mcot.pacing import AdaptiveConcurrency
-
-    order = [(item.id, arm) for item in items for arm in solvers]
-    executor = InProcessExecutor(run_dir, items_dir, solvers)
-    pacing = Pacing(concurrency, None, log_every_s, bar, handle_signals)
-    aimd = AdaptiveConcurrency(concurrency)
-    await executor.start()
-    try:
-        return await drive(run_dir, manifest, items, order, executor, pacing, aimd=aimd, record_extra=record_extra)
-    finally:
-        await executor.close()
-
-
 async def drive(
     run_dir: RunDir,
     manifest: dict[str, Any],
     items: list[Item],
     order: list[tuple[str, str]],
-    executor: Any,
+    executor: PairExecutor,
     pacing: Pacing,
     *,
     aimd: Any,

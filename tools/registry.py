@@ -1,10 +1,16 @@
-"""The tool registry: a tool is a typed function, a pydantic argument model and a docstring; `call` runs one."""
+"""Tools: a tool is a typed function, a pydantic argument model and a docstring; `call` runs one.
+
+Tools are declared in `mcot.registry.TOOLS` by the `@tool(group)` decorator (re-exported as `mcot.tool`), on
+the import of their module; `mcot.builtin` names mcot's tool modules (`mcot.declare_tools`) so that they are
+imported when the tools are listed or a name is looked up that is not loaded yet. A tool function is either
+plain and typed (`def add(a: int, b: int) -> int`: its parameters become the argument model, its return value
+the result) or `fn(args: Model, ctx: Context) -> Output` with a pydantic argument model.
+"""
 
 from __future__ import annotations
 
 import difflib
 import functools
-import importlib
 import inspect
 import json
 import math
@@ -17,10 +23,10 @@ from mcot.tools.budget import time_budget
 from mcot.tools.drawing import Sketch, checkpoint, rollback
 from mcot.tools.errors import ToolError
 from mcot.tools.result import ToolResult
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-_MODULES = ("canvas_ops", "geometry", "optics", "physics", "graphs", "perception", "maze_image", "algebra")
-_TOOLS: dict[str, ToolSpec] = {}
+from mcot.registry import TOOLS
+
 _MAX_TEXT = 4000
 
 
@@ -57,19 +63,57 @@ class ToolSpec:
     example: dict[str, Any] = field(default_factory=dict)
 
 
-def tool(group: str, example: dict[str, Any] | None = None) -> Callable[[ToolFn], ToolFn]:
-    """Return a decorator that registers a function `name(args: Model, ctx: Context) -> Output` as a tool."""
+def tool(group: str, example: dict[str, Any] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Return a decorator that declares a function as a tool of `group` (the function itself is returned).
 
-    def register(fn: ToolFn) -> ToolFn:
-        params = list(inspect.signature(fn).parameters)
-        model = get_type_hints(fn)[params[0]]
-        if not (isinstance(model, type) and issubclass(model, BaseModel)):
-            raise TypeError(f"tool {fn.__name__}: the first parameter must be annotated with a pydantic model")
+    `fn(args: Model, ctx: Context) -> Output` is registered as it is; a plain typed function gets an argument
+    model built from its parameters, and its return value becomes the result's text and `data.result`.
+    """
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         doc = _unwrap(inspect.getdoc(fn) or "")
-        _TOOLS[fn.__name__] = ToolSpec(fn.__name__, doc, model, fn, group, dict(example or {}))
+        model = _model_parameter(fn)
+        if model is not None:
+            spec = ToolSpec(fn.__name__, doc, model, fn, group, dict(example or {}))
+        else:
+            spec = _plain_tool(fn, doc, group, example)
+        TOOLS.register(fn.__name__, spec, description=doc.split("\n", 1)[0], replace=True)
         return fn
 
     return register
+
+
+def _model_parameter(fn: Callable[..., Any]) -> type[BaseModel] | None:
+    """Return the pydantic model of `fn(args: Model, ctx)`'s first parameter, or None for a plain function."""
+    params = list(inspect.signature(fn).parameters)
+    if len(params) != 2:
+        return None
+    model = get_type_hints(fn).get(params[0])
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+
+def _plain_tool(fn: Callable[..., Any], doc: str, group: str, example: dict[str, Any] | None) -> ToolSpec:
+    """Return the ToolSpec of a plain typed function: an argument model from its signature, a wrapper around it."""
+    hints = get_type_hints(fn)
+    fields: dict[str, Any] = {}
+    for name, param in inspect.signature(fn).parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD) or name not in hints:
+            raise TypeError(f"tool {fn.__name__}: every parameter needs a type annotation (and no *args/**kwargs)")
+        fields[name] = (hints[name], ... if param.default is param.empty else param.default)
+    model = create_model(  # type: ignore[call-overload]
+        f"{fn.__name__}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+    )
+
+    def run(args: BaseModel, ctx: Context) -> Output:
+        value = fn(**{name: getattr(args, name) for name in fields})
+        if isinstance(value, Output):
+            return value
+        if isinstance(value, dict):
+            return Output(text=json.dumps(value, ensure_ascii=False), data=value)
+        return Output(text=str(value), data={"result": value})
+
+    run.__name__ = fn.__name__
+    return ToolSpec(fn.__name__, doc, model, run, group, dict(example or {}))
 
 
 def _unwrap(doc: str) -> str:
@@ -78,20 +122,17 @@ def _unwrap(doc: str) -> str:
 
 
 def registry() -> dict[str, ToolSpec]:
-    """Return every registered tool by name, canvas operations first, then the domain tools by group."""
-    for module in _MODULES:
-        importlib.import_module(f"mcot.tools.{module}")
-    return dict(_TOOLS)
+    """Return every declared tool by name, canvas operations first, then the domain tools by group."""
+    return dict(TOOLS.items())
 
 
 def lookup(name: str) -> ToolSpec | None:
-    """Return the tool registered as `name` (None: no such tool), loading the other tool modules only if needed.
+    """Return the tool declared as `name` (None: no such tool), loading the other tool modules only if needed.
 
-    The canvas operations are registered when the package is imported; the domain tools' modules (shapely,
+    The canvas operations are declared when the package is imported; the domain tools' modules (shapely,
     numpy…) load on the first lookup of a name outside them, so an arm of canvas tools starts without them.
     """
-    spec = _TOOLS.get(name)
-    return spec if spec is not None else registry().get(name)
+    return TOOLS.find(name) if isinstance(name, str) else None
 
 
 def call(name: str, arguments: dict[str, Any] | str | None, canvas: Any) -> ToolResult:

@@ -70,6 +70,17 @@ def compatible_tools(names: Iterable[str] | None = None) -> list[dict[str, Any]]
     ]
 
 
+SCHEMA_FLAVORS = {"openai": openai_tools, "anthropic": anthropic_tools, "compatible": compatible_tools}
+"""The wire flavours of tool schemas, by the name a backend gives as its `schema_flavor`."""
+
+
+def flavored_tools(flavor: str, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    """Return the `tools` entries of the named tools in a wire flavour (`openai`, `anthropic`, `compatible`)."""
+    if flavor not in SCHEMA_FLAVORS:
+        raise KeyError(f"unknown tool schema flavour {flavor!r}; known: {', '.join(SCHEMA_FLAVORS)}")
+    return SCHEMA_FLAVORS[flavor](names)
+
+
 def _select(names: Iterable[str] | None) -> list[ToolSpec]:
     tools = registry()
     if names is None:

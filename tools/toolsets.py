@@ -1,8 +1,10 @@
 """Named toolsets: which tools an arm of an experiment offers, and a hash of each tool's schema.
 
+Toolsets are declared in `mcot.registry.TOOLSETS` (`mcot.declare_toolset`; mcot's own in `mcot.builtin`):
 `text` offers nothing, `canvas` only the canvas operations of DESIGN.md (draw, transform, edit, undo, zoom,
-grid: nothing that computes an answer), `tools` the canvas plus every domain tool (physics, optics, geometry,
-graph, perception, algebra). A custom arm names its tools one by one (`custom_toolset`).
+grid: nothing that computes an answer), `tools` the canvas plus every declared tool (physics, optics, geometry,
+graph, perception, algebra, and any a plugin declares). A custom arm names its tools one by one
+(`custom_toolset`).
 """
 
 from __future__ import annotations
@@ -13,44 +15,51 @@ import json
 from collections.abc import Iterable
 from functools import cache
 
-from mcot.tools.canvas_ops import CANVAS_TOOLS
 from mcot.tools.errors import ToolError
 from mcot.tools.registry import lookup, registry
 
-TOOLSET_NAMES = ("text", "canvas", "tools")
-"""The named toolsets, from fewest tools to most."""
+from mcot.registry import TOOLSETS
+
+
+def canvas_tools() -> tuple[str, ...]:
+    """Return the canvas operations' tool names, in DESIGN.md's order."""
+    from mcot.tools.canvas_ops import CANVAS_TOOLS
+
+    return CANVAS_TOOLS
+
+
+def every_tool() -> tuple[str, ...]:
+    """Return every declared tool: the canvas operations first, then the domain tools by group."""
+    return tuple(registry())
+
+
+def toolset_names() -> tuple[str, ...]:
+    """Return the declared toolset names, in declaration order (from fewest tools to most for mcot's own)."""
+    return TOOLSETS.names()
 
 
 def toolset(name: str) -> tuple[str, ...]:
     """Return the tool names of a named toolset; raise ToolError (with a did-you-mean) for another name."""
-    if name == "text":
-        return ()
-    if name == "canvas":
-        return CANVAS_TOOLS
-    if name == "tools":
-        return tuple(registry())
-    close = difflib.get_close_matches(name, TOOLSET_NAMES, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise ToolError(f"no toolset named {name!r} (the toolsets are {', '.join(TOOLSET_NAMES)}){hint}")
+    declared = TOOLSETS.find(name)
+    if declared is None:
+        names = toolset_names()
+        close = difflib.get_close_matches(name, names, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ToolError(f"no toolset named {name!r} (the toolsets are {', '.join(names)}){hint}")
+    return declared.tools()
 
 
 def custom_toolset(names: Iterable[str]) -> tuple[str, ...]:
     """Return the named tools in the order given, without repeats; raise ToolError naming an unknown one."""
-    known = registry()
     chosen = tuple(dict.fromkeys(name.strip() for name in names if name.strip()))
     if not chosen:
         raise ToolError("a custom toolset needs at least one tool name")
     for name in chosen:
-        if name not in known:
-            close = difflib.get_close_matches(name, list(known), n=3)
+        if lookup(name) is None:
+            close = difflib.get_close_matches(name, list(registry()), n=3)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise ToolError(f"there is no tool named {name!r}{hint} (`mcot tools` lists them)")
     return chosen
-
-
-def domain_tools() -> tuple[str, ...]:
-    """Return every registered tool that is not a canvas operation."""
-    return tuple(name for name in registry() if name not in CANVAS_TOOLS)
 
 
 @cache

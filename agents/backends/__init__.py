@@ -1,8 +1,9 @@
-"""Model backends behind one protocol, registered by provider name; `load_model(spec)` builds one from a spec.
+"""Model backends behind one protocol, declared by provider name; `load_model(spec)` builds one from a spec.
 
-Each backend is registered once (`register_backend`) with a factory that imports its module on first use, so
-loading `mcot.agents.backends` does not load a provider SDK. A spec is `provider:argument` (`openai:gpt-4o`,
-`scripted:FILE.json`) or a bare provider that takes none (`offline`); an unknown one gets a did-you-mean.
+Backends are declared in `mcot.registry.BACKENDS` (mcot's own in `mcot.builtin`, others by plugins through
+`mcot.declare_backend`), each with a factory imported on first use, so loading this package loads no provider
+SDK. A spec is `provider:argument` (`openai:gpt-4o`, `scripted:FILE.json`) or a bare provider that takes none
+(`offline`); an unknown one gets a did-you-mean.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mcot.agents.backends.base import ModelBackend, ModelRequest, ModelResponse, ToolSet, Usage
-from mcot.agents.errors import ModelSpecError
-from mcot.agents.registry import Registry
 from mcot.agents.retry import RetryPolicy
+
+from mcot.registry import BACKENDS
 
 
 @dataclass(frozen=True)
@@ -36,30 +37,10 @@ class BackendOptions:
 BackendFactory = Callable[[str, BackendOptions], ModelBackend]
 """Builds a backend from the spec's argument (the model name, a file; "" when the usage shows none)."""
 
-BACKENDS: Registry[BackendFactory] = Registry("model provider", error=ModelSpecError)
-"""The model backends by provider name."""
-
-
-def register_backend(
-    name: str, factory: BackendFactory, *, usage: str | None = None, help: str = "", replace: bool = False
-) -> None:
-    """Register a model backend under a provider name (`usage` e.g. `name:MODEL`; bare `name` takes no argument)."""
-    BACKENDS.register(name, factory, usage=usage, help=help, replace=replace)
-
-
-def unregister_backend(name: str) -> None:
-    """Remove a registered model backend (no error when absent)."""
-    BACKENDS.unregister(name)
-
 
 def backend_names() -> tuple[str, ...]:
-    """Return the registered provider names, in registration order."""
+    """Return the declared provider names, in declaration order."""
     return BACKENDS.names()
-
-
-def spec_help() -> str:
-    """Return the accepted model spec forms as one line, with each provider's help."""
-    return "; ".join(f"{e.usage} ({e.help})" if e.help else e.usage for e in BACKENDS.entries())
 
 
 def load_model(
@@ -77,61 +58,7 @@ def load_model(
 
     entry, argument = BACKENDS.parse(spec)
     options = BackendOptions(base_urls=endpoint_urls(base_url), timeout_s=timeout_s, retry=retry)
-    return entry.factory(argument, options)
-
-
-def _offline(argument: str, options: BackendOptions) -> ModelBackend:
-    from mcot.agents.offline import OfflineBackend
-
-    return OfflineBackend()
-
-
-def _scripted(argument: str, options: BackendOptions) -> ModelBackend:
-    from mcot.agents.backends.scripted import ScriptedBackend
-
-    return ScriptedBackend(argument)
-
-
-def _openai(compatible: bool) -> BackendFactory:
-    def build(argument: str, options: BackendOptions) -> ModelBackend:
-        from mcot.agents.backends.openai_chat import OpenAIChatBackend
-
-        return OpenAIChatBackend(
-            argument,
-            base_url=options.base_urls or None,
-            compatible=compatible,
-            timeout_s=options.timeout_s,
-            retry=options.retry,
-        )
-
-    return build
-
-
-def _anthropic(argument: str, options: BackendOptions) -> ModelBackend:
-    from mcot.agents.backends.anthropic_messages import AnthropicBackend
-
-    return AnthropicBackend(
-        argument, base_url=options.base_urls or None, timeout_s=options.timeout_s, retry=options.retry
-    )
-
-
-def _replay(argument: str, options: BackendOptions) -> ModelBackend:
-    from mcot.agents.backends.replay import ReplayBackend
-
-    return ReplayBackend(argument)
-
-
-register_backend("offline", _offline, usage="offline", help="the deterministic offline policy, no network")
-register_backend("scripted", _scripted, usage="scripted:FILE.json", help="replays assistant turns from a file")
-register_backend("openai", _openai(False), usage="openai:MODEL", help="OpenAI Chat Completions, OPENAI_API_KEY")
-register_backend(
-    "openai-compatible",
-    _openai(True),
-    usage="openai-compatible:MODEL",
-    help="vLLM, SGLang, Ollama… with --base-url",
-)
-register_backend("anthropic", _anthropic, usage="anthropic:MODEL", help="Anthropic Messages API, ANTHROPIC_API_KEY")
-register_backend("replay", _replay, usage="replay:RUN", help="replays a finished run's model turns, no network")
+    return BACKENDS.resolve(entry)(argument, options)
 
 
 __all__ = [
@@ -145,7 +72,4 @@ __all__ = [
     "Usage",
     "backend_names",
     "load_model",
-    "register_backend",
-    "spec_help",
-    "unregister_backend",
 ]

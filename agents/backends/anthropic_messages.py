@@ -13,6 +13,7 @@ import anthropic
 from mcot.agents.backends.base import (
     ModelRequest,
     ModelResponse,
+    SchemaFlavor,
     UnparsableResponse,
     Usage,
     redactor,
@@ -36,6 +37,7 @@ class AnthropicBackend:
     """
 
     provider = "anthropic"
+    schema_flavor: SchemaFlavor = "anthropic"
 
     def __init__(
         self,
@@ -102,7 +104,7 @@ class AnthropicBackend:
         if system:
             params["system"] = system
         if request.tools is not None and request.tools.names:
-            params["tools"] = request.tools.schemas("anthropic")
+            params["tools"] = request.tools.schemas(self.schema_flavor)
         return params
 
     async def generate(self, request: ModelRequest) -> ModelResponse:

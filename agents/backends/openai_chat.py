@@ -12,6 +12,7 @@ from mcot.agents.backends._textcalls import parse_text_tool_calls
 from mcot.agents.backends.base import (
     ModelRequest,
     ModelResponse,
+    SchemaFlavor,
     UnparsableResponse,
     Usage,
     redactor,
@@ -54,6 +55,7 @@ class OpenAIChatBackend:
         self.model = model
         self.compatible = compatible
         self.provider = "openai-compatible" if compatible else "openai"
+        self.schema_flavor: SchemaFlavor = "compatible" if compatible else "openai"
         self.spec = f"{self.provider}:{model}"
         self.base_urls = endpoint_urls(base_url) or endpoint_urls(os.environ.get("OPENAI_BASE_URL"))
         self.base_url = self.base_urls[0] if self.base_urls else None
@@ -121,7 +123,7 @@ class OpenAIChatBackend:
         if request.seed is not None:
             params["seed"] = request.seed
         if request.tools is not None and request.tools.names:
-            params["tools"] = request.tools.schemas("compatible" if self.compatible else "openai")
+            params["tools"] = request.tools.schemas(self.schema_flavor)
         return params
 
     async def generate(self, request: ModelRequest) -> ModelResponse:

@@ -1,12 +1,14 @@
-"""The offline policy's built-in strategies: one call registers them all."""
+"""The offline policy's built-in strategies, declared when this module is imported (game items first).
+
+`mcot.builtin` names this module as a source of `mcot.registry.STRATEGIES`, so the game strategies (numpy,
+the pixel readers) load only when the offline policy first looks for a strategy.
+"""
 
 from __future__ import annotations
 
 from mcot.agents.offline.games import STRATEGIES as GAME_STRATEGIES
-from mcot.agents.offline.strategies import register_strategy
 
+from mcot.declare import declare_strategy
 
-def register_builtin_strategies() -> None:
-    """Register every built-in strategy (game items first); calling it again changes nothing."""
-    for name, strategy in GAME_STRATEGIES.items():
-        register_strategy(name, strategy)
+for _name, _strategy in GAME_STRATEGIES.items():
+    declare_strategy(_name, _strategy, replace=True)

@@ -12,7 +12,6 @@ import json
 
 from mcot.agents.backends.base import DETERMINISTIC, ModelRequest, ModelResponse, Usage
 from mcot.agents.messages import ImagePart, ToolCall, ToolResultPart
-from mcot.agents.offline.builtin import register_builtin_strategies
 from mcot.agents.offline.guess import cannot_solve, fixed_guess
 from mcot.agents.offline.strategies import Move, OfflineView, strategies
 
@@ -63,14 +62,11 @@ def next_move(view: OfflineView) -> Move:
 
 
 class OfflineBackend:
-    """A deterministic policy behind the backend protocol (spec `offline`); built-in strategies load on creation."""
+    """A deterministic policy behind the backend protocol (spec `offline`); it plays the declared strategies."""
 
     provider = "offline"
     model = "offline"
     spec = "offline"
-
-    def __init__(self) -> None:
-        register_builtin_strategies()
 
     def sampling_support(self) -> dict[str, str]:
         """Return how this backend treats temperature and seed: ignored, it is deterministic."""

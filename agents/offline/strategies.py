@@ -1,4 +1,4 @@
-"""The strategy registry of the offline policy, and the view a strategy works from."""
+"""What a strategy of the offline policy is, the view it works from, and the declared strategies."""
 
 from __future__ import annotations
 
@@ -57,20 +57,8 @@ class Strategy:
         return tuple(name for name in self.needs if name not in offered)
 
 
-_REGISTRY: dict[str, Strategy] = {}
-
-
-def register_strategy(name: str, strategy: Strategy) -> Strategy:
-    """Register (or replace) a strategy under `name`; return the strategy."""
-    _REGISTRY[name] = strategy
-    return strategy
-
-
-def unregister_strategy(name: str) -> None:
-    """Remove a registered strategy (no error if absent)."""
-    _REGISTRY.pop(name, None)
-
-
 def strategies() -> dict[str, Strategy]:
-    """Return the registered strategies in registration order."""
-    return dict(_REGISTRY)
+    """Return the declared strategies (`mcot.registry.STRATEGIES`, `mcot.declare_strategy`) in declaration order."""
+    from mcot.registry import STRATEGIES
+
+    return dict(STRATEGIES.items())

@@ -1,10 +1,10 @@
-"""Prompt templates (one file each, `string.Template` syntax), the task-format registry, and their sha256.
+"""Prompt templates (one file each, `string.Template` syntax), the benchmarks' task formats, and their sha256.
 
 A benchmark's task format is its inference protocol as the model sees it: the task template (used verbatim
 in text mode and as the task text in canvas mode, so every arm answers in the same format) and the writer of
-a final answer in that format. Benchmarks register theirs by name (`register_task_format`; the built-in
-ones are declared in `mcot/declarations.py`); an unregistered benchmark gets `task.default.txt` and `boxed`.
-Nothing here knows a benchmark's name. `system.canvas.txt` explains the canvas and its tools;
+a final answer in that format. Both come from the benchmark's declaration (`prompt`, `answer`;
+`mcot.registry.BENCHMARKS`); an undeclared benchmark gets `task.default.txt` and `boxed`. Nothing here knows a
+benchmark's name. `system.canvas.txt` explains the canvas and its tools;
 `observation*.txt` caption the canvas images.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -86,7 +86,7 @@ def answer_line(value: str) -> str:
     return f"Answer: {value}"
 
 
-# --- the task-format registry ------------------------------------------------------------------------------
+# --- task formats: from the benchmark's declaration --------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -97,47 +97,51 @@ class TaskFormat:
     final_answer: Callable[[str], str]
 
 
-_FORMATS: dict[str, TaskFormat] = {}
+def load_template(reference: str | PromptTemplate) -> PromptTemplate:
+    """Return the template a declaration names: a file of this folder (`task.gepbench.txt`), a file of another
+    package (`my_plugin:task.txt`, read with importlib.resources, named by its reference), or the template."""
+    if isinstance(reference, PromptTemplate):
+        return reference
+    return _package_template(reference)
 
 
-def register_task_format(benchmark: str, fmt: TaskFormat) -> None:
-    """Register (or replace) the task format of `benchmark`.
-
-    Raises PromptError when the template's name is already taken by another text (a file of agents/prompts or
-    another benchmark's template), since the run manifest records templates by name.
-    """
-    taken = _known_templates(excluding=benchmark).get(fmt.template.name)
-    if taken is not None and taken != fmt.template.sha256:
-        raise PromptError(
-            f"benchmark {benchmark!r}: a different prompt template is already named {fmt.template.name!r}; "
-            "give its template another name"
-        )
-    _FORMATS[benchmark] = fmt
-
-
-def unregister_task_format(benchmark: str) -> None:
-    """Remove the task format of `benchmark` (no error if absent)."""
-    _FORMATS.pop(benchmark, None)
+@cache
+def _package_template(reference: str) -> PromptTemplate:
+    package, colon, name = reference.partition(":")
+    if not colon:
+        return load_prompt(reference)
+    try:
+        text = resources.files(package).joinpath(name).read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        raise PromptError(f"no prompt template {name!r} in the package {package!r}") from None
+    return PromptTemplate.from_text(reference, text)
 
 
 def task_format(benchmark: str) -> TaskFormat:
-    """Return the registered task format of `benchmark`; the default (task.default.txt, boxed) otherwise."""
-    fmt = _FORMATS.get(benchmark)
-    return fmt if fmt is not None else TaskFormat(load_prompt(DEFAULT_TASK_TEMPLATE), boxed)
+    """Return the task format of a declared benchmark; the default (task.default.txt, boxed) otherwise."""
+    from mcot.registry import ANSWER_FORMS, BENCHMARKS
+
+    declared = BENCHMARKS.find(benchmark)
+    if declared is None:
+        return TaskFormat(load_prompt(DEFAULT_TASK_TEMPLATE), boxed)
+    return TaskFormat(load_template(declared.prompt), ANSWER_FORMS.get(declared.answer).write)
 
 
-def _known_templates(excluding: str | None = None) -> dict[str, str]:
-    """Return {template name: sha256} of the template files and the registered task templates."""
+def prompt_hashes(benchmarks: Iterable[str] | None = None) -> dict[str, str]:
+    """Return {template name: sha256} of this folder's template files and of the task templates of `benchmarks`
+    (every declared benchmark when None), sorted by name: what a run's manifest records."""
+    from mcot.registry import BENCHMARKS
+
     known = {name: load_prompt(name).sha256 for name in _template_files()}
-    for benchmark, fmt in _FORMATS.items():
-        if benchmark != excluding:
-            known.setdefault(fmt.template.name, fmt.template.sha256)
-    return known
-
-
-def prompt_hashes() -> dict[str, str]:
-    """Return {template name: sha256} for every template file and registered task template (for the manifest)."""
-    return dict(sorted(_known_templates().items()))
+    names = BENCHMARKS.names() if benchmarks is None else benchmarks
+    for name in names:
+        template = task_format(name).template
+        if known.setdefault(template.name, template.sha256) != template.sha256:
+            raise PromptError(
+                f"benchmark {name!r}: a different prompt template is already named {template.name!r} (the manifest "
+                "records templates by name); give its template another name"
+            )
+    return dict(sorted(known.items()))
 
 
 def render_task(benchmark: str, question: str, choices: tuple[str, ...] | None, answer_type: str) -> str:

@@ -1,4 +1,4 @@
-"""The loader registry: format name → loader, with its options checked before anything is read."""
+"""Reading a declared data format (`mcot.registry.LOADERS`), with its options checked before anything is read."""
 
 from __future__ import annotations
 
@@ -8,35 +8,30 @@ from pathlib import Path
 from typing import Any
 
 from mcot.benchmarks.loaders._types import LoadedItem, LoaderError, LoadResult, Skip, Tally
-from mcot.benchmarks.loaders.gepbench import load_gepbench
-from mcot.benchmarks.loaders.gobench import load_gobench
-from mcot.benchmarks.loaders.items_dir import load_items_dir
-from mcot.benchmarks.loaders.omniphys import load_omniphys
-from mcot.benchmarks.loaders.rbench_v import load_rbench_v
 from pydantic import ValidationError
 
-Loader = Callable[..., Iterator[LoadedItem | Skip]]
-LOADERS: dict[str, Loader] = {
-    "rbench-v": load_rbench_v,
-    "gepbench": load_gepbench,
-    "gobench": load_gobench,
-    "omniphys": load_omniphys,
-    "items": load_items_dir,
-}
-FORMATS = ("rbench-v", "gepbench", "gobench", "omniphys")
+from mcot.registry import LOADERS, RegistryError
+
+LoadFunction = Callable[..., Iterator[LoadedItem | Skip]]
+
+
+def convertible_formats() -> tuple[str, ...]:
+    """Return the formats `mcot convert` and `--format` take: every declared one but the items directory."""
+    return tuple(entry.name for entry in LOADERS.entries() if LOADERS.resolve(entry).convertible)
 
 
 def options_of(format: str) -> tuple[str, ...]:
     """Return the keyword options the loader of `format` accepts."""
-    loader = _loader(format)
-    params = list(inspect.signature(loader).parameters.values())[2:]
+    params = list(inspect.signature(_load_function(format)).parameters.values())[2:]
     return tuple(p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY)
 
 
-def _loader(format: str) -> Loader:
-    if format not in LOADERS:
-        raise LoaderError(f"unknown format {format!r}; choose one of {', '.join(LOADERS)}")
-    return LOADERS[format]
+def _load_function(format: str) -> LoadFunction:
+    try:
+        loader = LOADERS.get(format)
+    except RegistryError as exc:
+        raise LoaderError(str(exc)) from None
+    return loader.load_function()
 
 
 def iter_load(format: str, src: Path, tally: Tally | None = None, **options: Any) -> Iterator[LoadedItem | Skip]:
@@ -44,7 +39,7 @@ def iter_load(format: str, src: Path, tally: Tally | None = None, **options: Any
 
     Raises LoaderError for an unknown format or option, a missing source, or a source unreadable as a whole.
     """
-    loader = _loader(format)
+    loader = _load_function(format)
     allowed = options_of(format)
     unknown = sorted(set(options) - set(allowed))
     if unknown:

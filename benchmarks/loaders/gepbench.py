@@ -26,7 +26,12 @@ def dataset_root(src: Path) -> Path | None:
     return None
 
 
-def load_gepbench(src: Path, tally: Tally, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Iterator[LoadedItem | Skip]:
+def detect(path: Path) -> bool:
+    """Return whether `path` is a GePBench release folder (`figures/` and `vqa-*/`, itself or in `dataset/`)."""
+    return path.is_dir() and dataset_root(path) is not None
+
+
+def load(src: Path, tally: Tally, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Iterator[LoadedItem | Skip]:
     """Yield one GePBench item per question (answer as its letter, category the aspect, meta.level) and skips."""
     root = dataset_root(src)
     if root is None:

@@ -13,6 +13,7 @@ from typing import Any
 from mcot.benchmarks.item import Item
 from mcot.benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image
 from mcot.benchmarks.loaders._paths import read_inside
+from mcot.benchmarks.loaders._peek import peek
 from mcot.benchmarks.loaders._templates import render
 from mcot.benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
 
@@ -44,7 +45,14 @@ def data_file(src: Path) -> Path:
     return path
 
 
-def load_gobench(
+def detect(path: Path) -> bool:
+    """Return whether `path` is GOBench's `data_total.json` (or a folder holding it)."""
+    if path.is_dir():
+        return (path / DATA_FILE).is_file()
+    return path.suffix.lower() == ".json" and (path.name == DATA_FILE or '"Questions_reality"' in peek(path))
+
+
+def load(
     src: Path,
     tally: Tally,
     *,

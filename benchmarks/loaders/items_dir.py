@@ -2,18 +2,35 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 from mcot.benchmarks.item import ITEMS_FILE, Item
 from mcot.benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image
 from mcot.benchmarks.loaders._paths import read_inside
+from mcot.benchmarks.loaders._peek import peek
 from mcot.benchmarks.loaders._text import NOT_UTF8, numbered_lines
 from mcot.benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
 from pydantic import ValidationError
 
+_ITEM_KEYS = {"id", "benchmark", "answer_type"}
 
-def load_items_dir(src: Path, tally: Tally, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Iterator[LoadedItem | Skip]:
+
+def detect(path: Path) -> bool:
+    """Return whether `path` is an items directory (it holds items.jsonl) or its items.jsonl."""
+    if path.is_dir():
+        return (path / ITEMS_FILE).is_file()
+    if path.name != ITEMS_FILE:
+        return False
+    try:
+        record = json.loads(peek(path).split("\n", 1)[0])
+    except json.JSONDecodeError:
+        return False
+    return isinstance(record, dict) and _ITEM_KEYS <= set(record)
+
+
+def load(src: Path, tally: Tally, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Iterator[LoadedItem | Skip]:
     """Yield the items of an items directory with their image bytes (unchanged); bad lines become skips."""
     root = src.parent if src.is_file() else src
     path = root / ITEMS_FILE

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from mcot.benchmarks.item import Item
+from mcot.benchmarks.item import ITEMS_FILE, Item
 from mcot.benchmarks.loaders._answers import answer_letter, infer_answer_type, letters_answer, parse_options, yes_no
 from mcot.benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image, decode_base64, is_data_uri
 from mcot.benchmarks.loaders._paths import read_inside
+from mcot.benchmarks.loaders._peek import peek
 from mcot.benchmarks.loaders._text import json_record
 from mcot.benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
 from mcot.benchmarks.loaders.omniphys_mapping import FieldMapping, parse_mapping
@@ -27,7 +29,22 @@ def jsonl_files(src: Path) -> list[Path]:
     return sorted(p for p in src.glob("*.jsonl") if p.is_file() and p.name != "items.jsonl")
 
 
-def load_omniphys(
+def detect(path: Path) -> bool:
+    """Return whether `path` is an OmniPhys JSONL file (one JSON object a line) or a folder whose first one is."""
+    if path.is_dir():
+        files = sorted(path.glob("*.jsonl"))
+        return bool(files) and detect(files[0])
+    if path.suffix.lower() != ".jsonl" or path.name == ITEMS_FILE:
+        return False
+    first = peek(path).split("\n", 1)[0]
+    try:
+        record = json.loads(first)
+    except json.JSONDecodeError:
+        return first.lstrip().startswith("{")
+    return isinstance(record, dict)
+
+
+def load(
     src: Path,
     tally: Tally,
     *,

@@ -10,16 +10,17 @@ import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-import pyarrow as pa
-import pyarrow.ipc as ipc
-import pyarrow.parquet as pq
 from mcot.benchmarks.item import Item
 from mcot.benchmarks.loaders._answers import answer_letter, infer_answer_type, parse_options
 from mcot.benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image, decode_base64
 from mcot.benchmarks.loaders._paths import read_inside
+from mcot.benchmarks.loaders._peek import peek
 from mcot.benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 BENCHMARK = "rbench-v"
 CATEGORY_FIELDS = ("catagory", "category", "subject")
@@ -39,7 +40,22 @@ def source_files(src: Path) -> list[Path]:
     return files
 
 
-def load_rbench_v(src: Path, tally: Tally, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Iterator[LoadedItem | Skip]:
+def detect(path: Path) -> bool:
+    """Return whether `path` holds RBench-V: parquet or arrow files, or VLMEvalKit's TSV (itself or in a folder)."""
+    if path.is_dir():
+        if any(path.rglob("*.parquet")) or any(p for p in path.rglob("*.arrow") if not p.name.startswith("cache-")):
+            return True
+        return any(detect(tsv) for tsv in sorted(path.glob("*.tsv")))
+    suffix = path.suffix.lower()
+    if suffix in {".parquet", ".arrow"}:
+        return True
+    if suffix != ".tsv":
+        return False
+    columns = set(peek(path).split("\n", 1)[0].strip("\r").split("\t"))
+    return {"question", "answer"} <= columns and bool(columns & {"subject", "catagory", "category"})
+
+
+def load(src: Path, tally: Tally, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Iterator[LoadedItem | Skip]:
     """Yield RBench-V items (ids `<category>-<index within category>`) and skips from parquet, arrow or TSV.
 
     A row whose question, answer and image bytes equal an earlier row's (`content_key`) is the same item read
@@ -110,6 +126,8 @@ def _label(path: Path, row: int) -> str:
 
 def _arrow_rows(path: Path) -> Iterator[tuple[str, dict[str, Any] | Skip]]:
     """Yield (locator, row) from a parquet or arrow file, streaming by record batch; a broken file is one skip."""
+    import pyarrow as pa
+
     n = 0
     try:
         batches = _batches(path)
@@ -124,6 +142,10 @@ def _arrow_rows(path: Path) -> Iterator[tuple[str, dict[str, Any] | Skip]]:
 
 
 def _batches(path: Path) -> Iterator[pa.RecordBatch]:
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+    import pyarrow.parquet as pq
+
     if path.suffix.lower() == ".parquet":
         yield from pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20).iter_batches(batch_size=_BATCH_ROWS)
         return

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from mcot.benchmarks.item import ItemError
-from mcot.benchmarks.loaders import FORMATS, LoaderError, convert, options_of
+from mcot.benchmarks.loaders import LoaderError, convert, convertible_formats, options_of
 from mcot.errors import UsageError
 
 
@@ -25,8 +25,9 @@ def run_convert(
     which not one item could be read.
     """
     name = format.strip().lower()
-    if name not in FORMATS:
-        raise UsageError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
+    formats = convertible_formats()
+    if name not in formats:
+        raise UsageError(f"unknown format {format!r}; choose one of {', '.join(formats)}")
     given = {"generation": generation or None, "scores": scores, "mapping": mapping}
     options = {key: value for key, value in given.items() if value is not None}
     allowed = options_of(name)

@@ -10,7 +10,8 @@ import typer
 from mcot.arms import describe_arms, parse_arms
 from mcot.demo import DEMO_GAMES_PER_TASK, DEMO_GEPBENCH_FIGURES, DEMO_SEED, generate_suite, prepare_out
 from mcot.eval.rundir import write_text_atomic
-from mcot.runner import RunConfig, run_items
+from mcot.runconfig import RunConfig
+from mcot.runner import run_items
 from mcot.viewer import write_viewer
 
 DEMO_ARMS = "text,canvas,tools"
@@ -38,7 +39,7 @@ def run_demo(out: Path) -> int:
     paths = prepare_out(out)
     count = generate_suite(paths, figures=DEMO_GEPBENCH_FIGURES, per_task=DEMO_GAMES_PER_TASK, seed=DEMO_SEED)
     typer.echo(f"[1/4] generated {count} items (GePBench easy+hard, every game task) in {paths.items}")
-    config = RunConfig(data=paths.items, model="offline", out=paths.run, arms=parse_arms(DEMO_ARMS), concurrency=2)
+    config = RunConfig(data=paths.items, model="offline", out=paths.run, mode=DEMO_ARMS, concurrency=2)
     summary = run_items(config, quiet=True)
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(summary.by_status.items()))
     typer.echo(f"[2/4] solved {summary.total} (item, arm) pairs with the offline policy: {statuses}")

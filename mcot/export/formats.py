@@ -1,8 +1,10 @@
-"""Writers of the three export formats: a jsonl folder, one parquet file, a Hugging Face `datasets` folder.
+"""Writers of mcot's export formats: a jsonl folder, one parquet file, a Hugging Face `datasets` folder.
 
-Each writer takes the rows of a view (JSON-ready dicts naming images by export name) and a staging path;
-mcot/export/output.py moves the result into place. parquet and hf embed image bytes as Hugging Face image
-structs (`{"bytes", "path"}`, `path` being the export name) and carry the `datasets` features in the schema.
+Each writer is `write(rows, catalog, view, target, run) -> count`: the rows of a view (JSON-ready dicts naming
+images by export name), the images they name, the view's declaration (its Arrow schema, image and JSON
+columns), a staging path that mcot/export/output.py moves into place, and the run (for a dataset card). parquet
+and hf embed image bytes as Hugging Face image structs (`{"bytes", "path"}`, `path` being the export name) and
+carry the `datasets` features in the schema. Formats are declared in `mcot.builtin` (`mcot.declare_export_format`).
 """
 
 from __future__ import annotations
@@ -11,22 +13,23 @@ import json
 import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcot.export.images import ImageCatalog
 
-FORMATS = ("jsonl", "parquet", "hf")
-FOLDER_FORMATS = ("jsonl", "hf")
+if TYPE_CHECKING:
+    from mcot.declare import ExportView
+    from mcot.eval.rundir import Run
+
 RECORDS_FILE = "records.jsonl"
 HF_SPLIT = "train"
 BATCH = 256
-HF_INSTALL = "pip install 'mcot[hf]' (or: pip install datasets)"
 
 
 # --- jsonl ---------------------------------------------------------------------------------------------------
 
 
-def write_jsonl(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, folder: Path) -> int:
+def write_jsonl(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: ExportView, folder: Path, run: Run) -> int:
     """Write FOLDER/records.jsonl and copy every image the rows name into FOLDER/images/; return the row count."""
     count = 0
     with (folder / RECORDS_FILE).open("w", encoding="utf-8") as handle:
@@ -39,83 +42,6 @@ def write_jsonl(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, folder: P
         shutil.copyfile(source, target)
     return count
 
-
-# --- arrow schemas (one per view) ------------------------------------------------------------------------------
-
-
-def _schemas() -> dict[str, Any]:
-    import pyarrow as pa
-
-    image = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
-    images = pa.list_(image)
-    flags = [
-        ("id", pa.string()),
-        ("mode", pa.string()),
-        ("benchmark", pa.string()),
-        ("category", pa.string()),
-        ("status", pa.string()),
-        ("error", pa.string()),
-        ("correct", pa.bool_()),
-        ("score", pa.float64()),
-    ]
-    usage = pa.struct([("input_tokens", pa.int64()), ("output_tokens", pa.int64()), ("cost_usd", pa.float64())])
-    part = pa.struct([("type", pa.string()), ("text", pa.string()), ("image_url", pa.struct([("url", pa.string())]))])
-    call = pa.struct(
-        [
-            ("id", pa.string()),
-            ("type", pa.string()),
-            ("function", pa.struct([("name", pa.string()), ("arguments", pa.string())])),
-        ]
-    )
-    message = pa.struct(
-        [
-            ("role", pa.string()),
-            ("content", pa.list_(part)),
-            ("tool_calls", pa.list_(call)),
-            ("tool_call_id", pa.string()),
-        ]
-    )
-    records = [
-        *flags[:4],
-        ("question", pa.string()),
-        ("choices", pa.list_(pa.string())),
-        ("answer", pa.string()),
-        ("answer_type", pa.string()),
-        ("model", pa.string()),
-        *flags[4:6],
-        ("prediction", pa.string()),
-        ("extracted", pa.string()),
-        *flags[6:],
-        ("score_method", pa.string()),
-        ("steps", pa.int64()),
-        ("usage", usage),
-        ("latency_s", pa.float64()),
-        ("item_images", images),
-        ("canvas_images", images),
-        ("output_images", images),
-        ("trace", pa.string()),
-    ]
-    return {
-        "records": pa.schema(records),
-        "messages": pa.schema([*flags, ("messages", pa.list_(message)), ("images", images), ("tools", pa.string())]),
-        "llava": pa.schema(
-            [
-                *flags,
-                ("system", pa.string()),
-                ("image", images),
-                ("conversations", pa.list_(pa.struct([("from", pa.string()), ("value", pa.string())]))),
-            ]
-        ),
-    }
-
-
-IMAGE_COLUMNS = {
-    "records": ("item_images", "canvas_images", "output_images"),
-    "messages": ("images",),
-    "llava": ("image",),
-}
-JSON_COLUMNS = {"records": ("trace",), "messages": ("tools",), "llava": ()}
-"""Columns too varied for one Arrow type, stored as JSON text (`json.loads` them back)."""
 
 _VALUE_TYPES = {"string": "string", "bool": "bool", "double": "float64", "int64": "int64", "binary": "binary"}
 
@@ -141,11 +67,11 @@ def hf_features(schema: Any, image_columns: tuple[str, ...]) -> dict[str, Any]:
     return features
 
 
-def _arrow_row(row: dict[str, Any], view: str, catalog: ImageCatalog) -> dict[str, Any]:
+def _arrow_row(row: dict[str, Any], view: ExportView, catalog: ImageCatalog) -> dict[str, Any]:
     out = dict(row)
-    for column in IMAGE_COLUMNS[view]:
+    for column in view.image_columns:
         out[column] = [catalog.embedded(name) for name in row.get(column) or []]
-    for column in JSON_COLUMNS[view]:
+    for column in view.json_columns:
         out[column] = json.dumps(row.get(column), ensure_ascii=False)
     return out
 
@@ -161,13 +87,13 @@ def _batches(rows: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
         yield batch
 
 
-def write_parquet(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: str, path: Path) -> int:
+def write_parquet(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: ExportView, path: Path, run: Run) -> int:
     """Write the rows as one parquet file with images embedded and `datasets` features; return the row count."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    schema = _schemas()[view]
-    info = {"info": {"features": hf_features(schema, IMAGE_COLUMNS[view])}}
+    schema = view.arrow_schema()
+    info = {"info": {"features": hf_features(schema, view.image_columns)}}
     schema = schema.with_metadata({b"huggingface": json.dumps(info).encode("utf-8")})
     count = 0
     with pq.ParquetWriter(path, schema) as writer:
@@ -183,30 +109,45 @@ def write_parquet(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: s
 # --- hf ----------------------------------------------------------------------------------------------------------
 
 
-def require_datasets() -> None:
-    """Return when the `datasets` library can be imported; raise ImportError saying what to install otherwise."""
-    try:
-        import datasets  # noqa: F401
-    except ImportError as exc:
-        raise ImportError(f"--format hf needs the datasets library: {HF_INSTALL}") from exc
+def write_hf(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: ExportView, folder: Path, run: Run) -> int:
+    """Save the rows with `datasets` (a DatasetDict with one `train` split) and a dataset card in `folder`;
+    return the row count.
 
-
-def write_hf(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: str, folder: Path, work: Path) -> int:
-    """Save the rows with `datasets` (a DatasetDict with one `train` split) in `folder`; return the row count.
-
-    `load_from_disk(folder)` and `load_dataset(folder)` both read the result. `work` is a scratch folder
-    (the parquet the dataset is built from, and its cache) that the caller removes.
+    `load_from_disk(folder)` and `load_dataset(folder)` both read the result. The parquet the dataset is built
+    from, and its cache, live in a scratch folder beside `folder`, removed afterwards.
     """
     import datasets
 
-    shard = work / "rows.parquet"
-    count = write_parquet(rows, catalog, view, shard)
-    bars = datasets.is_progress_bar_enabled()
-    datasets.disable_progress_bars()
+    work = folder.absolute().parent / f".{folder.name}.work"
+    work.mkdir()
     try:
-        dataset = datasets.Dataset.from_parquet(str(shard), cache_dir=str(work / "cache"))
-        datasets.DatasetDict({HF_SPLIT: dataset}).save_to_disk(str(folder))
+        shard = work / "rows.parquet"
+        count = write_parquet(rows, catalog, view, shard, run)
+        bars = datasets.is_progress_bar_enabled()
+        datasets.disable_progress_bars()
+        try:
+            dataset = datasets.Dataset.from_parquet(str(shard), cache_dir=str(work / "cache"))
+            datasets.DatasetDict({HF_SPLIT: dataset}).save_to_disk(str(folder))
+        finally:
+            if bars:
+                datasets.enable_progress_bars()
     finally:
-        if bars:
-            datasets.enable_progress_bars()
+        shutil.rmtree(work, ignore_errors=True)
+    (folder / "README.md").write_text(dataset_card(run, view.name, count), encoding="utf-8")
     return count
+
+
+def dataset_card(run: Run, view: str, count: int) -> str:
+    """Return the README.md of an hf export: its `datasets` configuration and what the records are."""
+    from mcot.export.records import model_spec
+
+    model = model_spec(run)
+    return (
+        "---\nconfigs:\n- config_name: default\n  data_files:\n"
+        f"  - split: {HF_SPLIT}\n    path: {HF_SPLIT}/data-*.arrow\n---\n\n"
+        f"# mcot traces of {run.root.name}\n\n"
+        f"Model `{model}`, arms {', '.join(run.arms)}, {count} records (one per item and arm, `{view}` view), "
+        "written by `mcot export --format hf`. Read it with `datasets.load_from_disk(PATH)` or "
+        "`datasets.load_dataset(PATH)` (both give a DatasetDict with one `train` split). Records whose "
+        "`status` is not `ok` are failed, budget-stopped or missing traces; `correct` is null where unscored.\n"
+    )

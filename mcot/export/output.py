@@ -13,8 +13,12 @@ import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from mcot.export.formats import FOLDER_FORMATS, RECORDS_FILE
+from mcot.export.formats import RECORDS_FILE
+
+if TYPE_CHECKING:
+    from mcot.declare import ExportFormat
 
 
 class ExportError(ValueError):
@@ -25,10 +29,11 @@ EXPORT_MARKERS = (RECORDS_FILE, "dataset_dict.json")
 """Files that mark a folder as an earlier export, which --overwrite may replace."""
 
 
-def check_out(out: Path, fmt: str, overwrite: bool) -> None:
-    """Return when `out` may receive an export in `fmt`; raise ExportError saying why not."""
+def check_out(out: Path, chosen: ExportFormat, overwrite: bool) -> None:
+    """Return when `out` may receive an export in the format `chosen`; raise ExportError saying why not."""
     out = Path(out)
-    if fmt in FOLDER_FORMATS:
+    fmt = chosen.name
+    if chosen.folder:
         if fmt == "jsonl" and out.suffix.lower() == ".jsonl":
             raise ExportError(
                 f"--format jsonl writes a folder (records.jsonl and images/); give --out a folder name, "

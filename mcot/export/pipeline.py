@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcot.eval.rundir import Run, open_run
-from mcot.export.formats import (
-    FOLDER_FORMATS,
-    FORMATS,
-    HF_SPLIT,
-    require_datasets,
-    write_hf,
-    write_jsonl,
-    write_parquet,
-)
 from mcot.export.images import ImageCatalog
 from mcot.export.output import ExportError, check_out, staged
-from mcot.export.records import is_generation_run, iter_pairs, model_spec, pair_keys, read_run_scores
-from mcot.export.views import VIEW_BUILDERS, VIEWS
+from mcot.export.records import is_generation_run, iter_pairs, pair_keys, read_run_scores
+from mcot.registry import EXPORT_FORMATS, EXPORT_VIEWS, RegistryError
+
+if TYPE_CHECKING:
+    from mcot.declare import ExportFormat, ExportView
 
 
 @dataclass
@@ -37,30 +30,22 @@ class ExportSummary:
     warnings: list[str] = field(default_factory=list)
 
 
-def check_request(fmt: str, view: str) -> None:
-    """Return when `fmt` and `view` are known (and the library `fmt` needs is installed); raise ExportError."""
-    if fmt not in FORMATS:
-        raise ExportError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    if view not in VIEWS:
-        raise ExportError(f"unknown view --as {view!r}; choose one of {', '.join(VIEWS)}")
-    if fmt == "hf":
+def check_request(fmt: str, view: str) -> tuple[ExportFormat, ExportView]:
+    """Return the declared format and view (the library the format needs installed); raise ExportError."""
+    try:
+        chosen_format, chosen_view = EXPORT_FORMATS.get(fmt), EXPORT_VIEWS.get(view)
+    except RegistryError as exc:
+        raise ExportError(str(exc)) from None
+    if chosen_format.requires is not None:
         try:
-            require_datasets()
-        except ImportError as exc:
-            raise ExportError(str(exc)) from None
-
-
-def _card(run: Run, view: str, count: int) -> str:
-    model = model_spec(run)
-    return (
-        "---\nconfigs:\n- config_name: default\n  data_files:\n"
-        f"  - split: {HF_SPLIT}\n    path: {HF_SPLIT}/data-*.arrow\n---\n\n"
-        f"# mcot traces of {run.root.name}\n\n"
-        f"Model `{model}`, arms {', '.join(run.arms)}, {count} records (one per item and arm, `{view}` view), "
-        "written by `mcot export --format hf`. Read it with `datasets.load_from_disk(PATH)` or "
-        "`datasets.load_dataset(PATH)` (both give a DatasetDict with one `train` split). Records whose "
-        "`status` is not `ok` are failed, budget-stopped or missing traces; `correct` is null where unscored.\n"
-    )
+            __import__(chosen_format.requires)
+        except ImportError:
+            raise ExportError(
+                f"--format {fmt} needs the {chosen_format.requires} library: pip install {chosen_format.requires}"
+            ) from None
+    if chosen_format.name != "jsonl" and chosen_view.schema is None:
+        raise ExportError(f"the {view} view has no Arrow schema: export it with --format jsonl")
+    return chosen_format, chosen_view
 
 
 def export_run(
@@ -80,11 +65,11 @@ def export_run(
     run first (official protocol, no judge). Raises ExportError (or EvalError for an unreadable run) before
     anything is written; an error while writing leaves nothing at `out`.
     """
-    check_request(fmt, view)
+    chosen_format, chosen_view = check_request(fmt, view)
     run = open_run(Path(run_root))  # raises when RUN/items.jsonl no longer matches the manifest
     out = Path(out)
-    check_out(out, fmt, overwrite)
-    if view != "records" and is_generation_run(run):
+    check_out(out, chosen_format, overwrite)
+    if chosen_view.conversation and is_generation_run(run):
         raise ExportError(
             f"{run.root} was made by an image generator (`mcot imagine`): its answers are images, not a "
             f"conversation; export it with --as records"
@@ -103,20 +88,9 @@ def export_run(
         why = "no pair is scored correct" if only_correct else "the run has no item"
         raise ExportError(f"nothing to export from {run.root}: {why}; nothing was written")
     catalog = ImageCatalog()
-    rows = _rows(run, scores, view, only_correct, catalog, summary)
-    with staged(out, fmt in FOLDER_FORMATS) as target:
-        if fmt == "jsonl":
-            summary.count = write_jsonl(rows, catalog, target)
-        elif fmt == "parquet":
-            summary.count = write_parquet(rows, catalog, view, target)
-        else:
-            work = out.absolute().parent / f".{target.name}.work"
-            work.mkdir()
-            try:
-                summary.count = write_hf(rows, catalog, view, target, work)
-                (target / "README.md").write_text(_card(run, view, summary.count), encoding="utf-8")
-            finally:
-                _rmtree(work)
+    rows = _rows(run, scores, chosen_view, only_correct, catalog, summary)
+    with staged(out, chosen_format.folder) as target:
+        summary.count = chosen_format.write(rows, catalog, chosen_view, target, run)
     if catalog.missing:
         shown = ", ".join(str(path) for path in catalog.missing[:3])
         summary.warnings.append(f"{len(catalog.missing)} image(s) not found, left out of the export: {shown}")
@@ -149,12 +123,12 @@ def _scored(
 def _rows(
     run: Run,
     scores: dict[tuple[str, str], dict[str, Any]] | None,
-    view: str,
+    view: ExportView,
     only_correct: bool,
     catalog: ImageCatalog,
     summary: ExportSummary,
 ) -> Iterator[dict[str, Any]]:
-    build = VIEW_BUILDERS[view]
+    build = view.build
     notes: list[str] = []
     unscored = 0
     for pair in iter_pairs(run, scores):
@@ -172,6 +146,3 @@ def _rows(
         )
     summary.warnings.extend(dict.fromkeys(notes))
 
-
-def _rmtree(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)

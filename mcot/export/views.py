@@ -15,7 +15,6 @@ from mcot.export.conversation import Conversation, Part, Turn, conversation, ima
 from mcot.export.images import ImageCatalog
 from mcot.export.records import Pair, record_view
 
-VIEWS = ("records", "messages", "llava")
 IMAGE_TOKEN = "<image>"
 IMAGE_TOKEN_IN_TEXT = "[image]"
 """A literal `<image>` in a question or an answer is written so in the llava view (one token per image)."""
@@ -143,5 +142,3 @@ def records_view(pair: Pair, catalog: ImageCatalog, notes: list[str]) -> dict[st
     """Return the `records` view of a pair (mcot/export/records.py)."""
     return record_view(pair, catalog)
 
-
-VIEW_BUILDERS: dict[str, View] = {"records": records_view, "messages": messages_view, "llava": llava_view}

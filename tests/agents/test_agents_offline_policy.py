@@ -16,10 +16,11 @@ from mcot.agents.offline import (
     cannot_solve,
     fixed_guess,
     next_move,
-    register_strategy,
     strategies,
-    unregister_strategy,
 )
+
+from mcot import declare_strategy
+from mcot.registry import STRATEGIES
 
 
 class PoisonedItem:
@@ -83,9 +84,9 @@ TOY = Strategy(
 @pytest.fixture
 def rectangle_strategy():
     """A toy strategy: mark the canvas centre, then answer from the tool's reply."""
-    register_strategy("toy-rectangles", TOY)
+    declare_strategy("toy-rectangles", TOY)
     yield TOY
-    unregister_strategy("toy-rectangles")
+    STRATEGIES.unregister("toy-rectangles")
 
 
 def test_strategy_registry_drives_the_canvas_loop(item_dir, toolbox, rectangle_strategy):
@@ -123,11 +124,11 @@ def test_a_move_with_an_undeclared_tool_is_never_sent():
         play=lambda v: Move(tool_calls=(("mark_point", {"at": [1, 1]}), ("solve_maze", {"grid": []}))),
         needs=("mark_point",),
     )
-    register_strategy("toy-sneaky", sneaky)
+    declare_strategy("toy-sneaky", sneaky)
     try:
         move = next_move(view(question="a sneaky one", canvas=b"png", tools=("mark_point", "zoom")))
     finally:
-        unregister_strategy("toy-sneaky")
+        STRATEGIES.unregister("toy-sneaky")
     assert move.tool_calls == ()
     assert "needs solve_maze" in move.text and move.text.endswith("\\boxed{0}")
 

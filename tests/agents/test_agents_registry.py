@@ -1,38 +1,27 @@
-"""The backend registry and its did-you-mean, the Solver protocol and ChatSolver, and the cached tool schemas."""
+"""The declared backends and their did-you-mean, the Solver protocol and ChatSolver, and the cached tool schemas."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import importlib
 import json
 
 import pytest
-from mcot.agents import (
-    Budget,
-    ChatSolver,
-    ModelSpecError,
-    Registry,
-    Solver,
-    backend_names,
-    load_model,
-    register_backend,
-    solve,
-)
-from mcot.agents.backends import spec_help, unregister_backend
+from mcot.agents import Budget, ChatSolver, ModelSpecError, Solver, backend_names, load_model, solve
 from mcot.agents.backends.base import DETERMINISTIC
 from mcot.agents.toolbox import RegistryToolbox
 
-from mcot import tools
+from mcot import declare_backend, tools
+from mcot.registry import BACKENDS, TOOLS, RegistryError
 
 BUILTIN = ("offline", "scripted", "openai", "openai-compatible", "anthropic", "replay")
 
 
-def test_the_builtin_backends_are_registered_once_each():
+def test_the_builtin_backends_are_declared_once_each():
     assert backend_names() == BUILTIN
-    assert spec_help().startswith("offline (the deterministic offline policy, no network); scripted:FILE.json (")
-    with pytest.raises(ValueError, match="already registered"):
-        register_backend("openai", lambda argument, options: None)  # type: ignore[arg-type, return-value]
+    assert BACKENDS.help().startswith("offline (the deterministic offline policy, no network); scripted:FILE.json (")
+    with pytest.raises(RegistryError, match="already registered"):
+        declare_backend("openai", lambda argument, options: None, usage="openai:MODEL", description="again")
 
 
 @pytest.mark.parametrize(
@@ -78,7 +67,7 @@ def test_a_registered_backend_is_loaded_by_its_provider_name():
         seen.append((argument, options.base_url))
         return load_model("offline")
 
-    register_backend("toy", factory, usage="toy:MODEL", help="a test backend")
+    declare_backend("toy", factory, usage="toy:MODEL", description="a test backend")
     try:
         assert "toy" in backend_names()
         load_model("toy:small", base_url="http://127.0.0.1:9")
@@ -86,21 +75,8 @@ def test_a_registered_backend_is_loaded_by_its_provider_name():
         with pytest.raises(ModelSpecError, match="did you mean 'toy:small'"):
             load_model("tooy:small")
     finally:
-        unregister_backend("toy")
+        BACKENDS.unregister("toy")
     assert "toy" not in backend_names()
-
-
-def test_another_registry_is_separate_and_uses_its_own_words():
-    generators: Registry[str] = Registry("image generator")
-    generators.register("dalle", "factory", usage="dalle:MODEL")
-    entry, argument = generators.parse("dalle:3")
-    assert (entry.name, entry.factory, argument) == ("dalle", "factory", "3")
-    with pytest.raises(LookupError, match=r"unknown image generator 'openai'.*dalle:MODEL"):
-        generators.parse("openai:gpt-image-1")
-    with pytest.raises(LookupError, match="did you mean 'dalle:3'"):
-        generators.parse("dalle/3")
-    with pytest.raises(ValueError, match="without ':'"):
-        generators.register("a:b", "x")
 
 
 def test_chat_solver_is_a_solver_and_describes_itself_without_a_key(item_dir, keys, scripted):
@@ -142,7 +118,7 @@ def test_a_backend_that_does_not_say_is_described_as_unknown():
     assert all(value.startswith("unknown") for value in described["sampling"].values())
 
 
-def test_registry_schemas_are_built_once_and_follow_a_re_registered_tool(monkeypatch):
+def test_registry_schemas_are_built_once_and_follow_a_re_registered_tool():
     box = RegistryToolbox()
     names = ("draw_line", "solve_maze")
     first = box.schemas("openai", names)
@@ -153,10 +129,10 @@ def test_registry_schemas_are_built_once_and_follow_a_re_registered_tool(monkeyp
     assert box.schemas("openai", names) == first  # a caller cannot empty the cache
     assert box.schemas("anthropic", names) == tools.anthropic_tools(list(names))
 
-    registry_module = importlib.import_module("mcot.tools.registry")
-
     spec = tools.registry()["solve_maze"]
-    monkeypatch.setitem(registry_module._TOOLS, "solve_maze", dataclasses.replace(spec, description="changed"))
-    assert box.schemas("openai", names)[1]["function"]["description"] == "changed"
-    monkeypatch.undo()
+    TOOLS.register("solve_maze", dataclasses.replace(spec, description="changed"), replace=True)
+    try:
+        assert box.schemas("openai", names)[1]["function"]["description"] == "changed"
+    finally:
+        TOOLS.register("solve_maze", spec, replace=True)
     assert box.schemas("openai", names)[1]["function"]["description"] == spec.description

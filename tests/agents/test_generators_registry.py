@@ -21,24 +21,26 @@ from mcot.agents import (
     Solver,
     generator_names,
     load_generator,
-    register_generator,
 )
-from mcot.agents.generators import generator_spec_help, parse_size, unregister_generator
+from mcot.agents.generators import parse_size
 from mcot.agents.generators.base import as_png
 from mcot.agents.pricing import image_cost_usd
 from mcot.agents.session import MemoryBlobs
 from mcot.benchmarks.item import Item
 from PIL import Image
 
+from mcot import declare_generator
+from mcot.registry import GENERATORS, RegistryError
+
 BUILTIN = ("diffusers", "openai-image", "procedural")
 
 
-def test_the_builtin_generators_are_registered_once_each():
+def test_the_builtin_generators_are_declared_once_each():
     assert generator_names() == BUILTIN
-    assert generator_spec_help().startswith("diffusers:PATH (a local diffusers pipeline folder")
-    assert "procedural:broken" in generator_spec_help()
-    with pytest.raises(ValueError, match="already registered"):
-        register_generator("diffusers", lambda argument, options: None)  # type: ignore[arg-type, return-value]
+    assert GENERATORS.help().startswith("diffusers:PATH (a local diffusers pipeline folder")
+    assert "procedural:broken" in GENERATORS.help()
+    with pytest.raises(RegistryError, match="already registered"):
+        declare_generator("diffusers", lambda argument, options: None, usage="diffusers:PATH", description="again")
 
 
 @pytest.mark.parametrize(
@@ -114,12 +116,12 @@ class Stamp:
 
 
 def test_a_registered_generator_is_loaded_by_spec_and_solves_as_a_solver(tmp_path):
-    register_generator("stamp", lambda argument, options: Stamp(), usage="stamp", help="plain images")
+    declare_generator("stamp", lambda argument, options: Stamp(), usage="stamp", description="plain images")
     try:
         stamp = load_generator("stamp")
         assert isinstance(stamp, ImageGenerator) and "stamp" in generator_names()
     finally:
-        unregister_generator("stamp")
+        GENERATORS.unregister("stamp")
     assert "stamp" not in generator_names()
 
     solver = ImageSolver(stamp, "stamp", ImageOptions(seed=5, size=(24, 12)))

@@ -18,9 +18,8 @@ import numpy as np
 import pytest
 from mcot.agents import load_model, solve
 from mcot.agents.offline import linework, pixels
-from mcot.agents.offline.builtin import register_builtin_strategies
 from mcot.agents.offline.games import STRATEGIES
-from mcot.agents.offline.strategies import strategies, unregister_strategy
+from mcot.agents.offline.strategies import strategies
 from mcot.benchmarks.generators.games import generate
 from mcot.benchmarks.item import Item, ItemsWriter, read_items
 from mcot.tools.canvas_ops import CANVAS_TOOLS
@@ -35,14 +34,6 @@ def boxed(text: str) -> str | None:
     """Return the last \\boxed{...} value of a final answer, or None."""
     found = re.findall(r"\\boxed\{([^{}]*)\}", text)
     return found[-1].strip() if found else None
-
-
-@pytest.fixture(scope="module")
-def registered():
-    register_builtin_strategies()
-    yield
-    for name in STRATEGIES:
-        unregister_strategy(name)
 
 
 @pytest.fixture(scope="module")
@@ -70,24 +61,23 @@ def tool_steps(steps: list[dict[str, Any]]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def solved(games, registered) -> dict[str, tuple[str, list[dict[str, Any]]]]:
+def solved(games) -> dict[str, tuple[str, list[dict[str, Any]]]]:
     items, root = games
     return {item.id: run(item, root) for item in items}
 
 
 @pytest.fixture(scope="module")
-def canvas_arm(games, registered) -> dict[str, tuple[Item, str, list[dict[str, Any]]]]:
+def canvas_arm(games) -> dict[str, tuple[Item, str, list[dict[str, Any]]]]:
     """Return one item of each task solved in the canvas arm, by task."""
     items, root = games
     firsts = {task: next(i for i in items if i.category == task) for task in PER_TASK}
     return {task: (item, *run(item, root, "canvas")) for task, item in firsts.items()}
 
 
-def test_register_builtin_strategies_is_idempotent(registered):
-    register_builtin_strategies()
+def test_the_builtin_strategies_are_declared_once_each():
     names = list(strategies())
+    assert names[: len(STRATEGIES)] == list(STRATEGIES)
     assert all(names.count(name) == 1 for name in STRATEGIES)
-    assert set(STRATEGIES) <= set(names)
 
 
 @pytest.mark.parametrize("task", list(PER_TASK))
@@ -185,7 +175,7 @@ def test_solving_never_touches_answer_or_meta(task: str, games, solved):
     assert text == solved[item.id][0]
 
 
-def test_unrecognised_items_fall_through_to_the_fixed_guess(games, registered):
+def test_unrecognised_items_fall_through_to_the_fixed_guess(games):
     items, root = games
     item = next(i for i in items if i.category == "maze")
     other = item.model_copy(update={"category": "puzzle", "question": "What colour is the sky?"})
@@ -203,7 +193,7 @@ def test_items_are_recognised_by_their_question_not_their_category(games, solved
     assert tool_steps(steps) == ["maze_from_image", "solve_maze"]
 
 
-def test_a_strategy_without_its_tools_names_them_and_guesses(games, registered):
+def test_a_strategy_without_its_tools_names_them_and_guesses(games):
     items, root = games
     item = next(i for i in items if i.category == "maze")
     text, steps = run(item, root, "custom", ("maze_from_image", "mark_point"))  # no solve_maze on offer

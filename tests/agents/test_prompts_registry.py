@@ -1,4 +1,4 @@
-"""The task-format registry: a benchmark's task template and final-answer form, declared by name."""
+"""Task formats: a benchmark's task template and final-answer form, from its declaration."""
 
 from __future__ import annotations
 
@@ -16,23 +16,27 @@ from mcot.agents.prompts import (
     boxed,
     format_final_answer,
     load_prompt,
+    load_template,
     prompt_hashes,
-    register_task_format,
     render_task,
     task_format,
-    unregister_task_format,
 )
+
+from mcot import declare_answer_form, declare_benchmark
+from mcot.registry import ANSWER_FORMS, BENCHMARKS
 
 TOY_TEXT = "Toy puzzle: $question$choices_block\n\nEnd with <<answer>> on the last line.\n"
 
 
 @pytest.fixture
-def toy() -> Iterator[TaskFormat]:
-    """Declare a toy benchmark's task format for one test."""
-    fmt = TaskFormat(PromptTemplate.from_text("task.toy.txt", TOY_TEXT), lambda v: f"<<{v}>>")
-    register_task_format("toy", fmt)
-    yield fmt
-    unregister_task_format("toy")
+def toy() -> Iterator[PromptTemplate]:
+    """Declare a toy benchmark with its own template and answer form for one test."""
+    template = PromptTemplate.from_text("task.toy.txt", TOY_TEXT)
+    declare_answer_form("angled", lambda v: f"<<{v}>>", description="<<answer>>")
+    declare_benchmark("toy", description="a toy", prompt=template, answer="angled")
+    yield template
+    BENCHMARKS.unregister("toy")
+    ANSWER_FORMS.unregister("angled")
 
 
 def test_writers():
@@ -50,46 +54,51 @@ def test_an_undeclared_benchmark_gets_the_default():
     assert render_task("never-declared", "x?", None, "number").endswith("alone in \\boxed{} on the last line.")
 
 
-def test_a_registered_format_renders_and_answers(toy):
-    assert task_format("toy") is toy
+def test_a_declared_format_renders_and_answers(toy):
+    assert task_format("toy").template is toy
     assert render_task("toy", "  Which? ", ("red", "blue"), "choice") == (
         "Toy puzzle: Which?\n\nA. red\nB. blue\n\nEnd with <<answer>> on the last line."
     )
     assert format_final_answer("toy", "B") == "<<B>>"
-    unregister_task_format("toy")
+    BENCHMARKS.unregister("toy")
     assert format_final_answer("toy", "B") == "\\boxed{B}"
-    unregister_task_format("toy")  # absent: no error
 
 
-def test_prompt_hashes_cover_registered_templates_that_are_not_files(toy):
+def test_prompt_hashes_cover_declared_templates_that_are_not_files(toy):
     hashes = prompt_hashes()
-    assert hashes["task.toy.txt"] == toy.template.sha256
+    assert hashes["task.toy.txt"] == toy.sha256
     assert hashes["system.canvas.txt"] == load_prompt("system.canvas.txt").sha256
     assert list(hashes) == sorted(hashes)
-    unregister_task_format("toy")
+    assert "task.toy.txt" not in prompt_hashes(["gepbench"])  # a run records the templates of its benchmarks
+    BENCHMARKS.unregister("toy")
     assert "task.toy.txt" not in prompt_hashes()
 
 
 def test_a_template_name_names_one_text(toy):
-    other = TaskFormat(PromptTemplate.from_text("task.toy.txt", "other $question"), bare)
-    with pytest.raises(PromptError, match=r"task\.toy\.txt"):
-        register_task_format("toy2", other)
-    clash = TaskFormat(PromptTemplate.from_text("task.default.txt", "not the file"), bare)
-    with pytest.raises(PromptError, match=r"task\.default\.txt"):
-        register_task_format("toy2", clash)
-    register_task_format("toy", other)  # a benchmark may replace its own format
-    assert prompt_hashes()["task.toy.txt"] == other.template.sha256
+    clash = PromptTemplate.from_text("task.default.txt", "not the file")
+    declare_benchmark("toy2", description="a clash", prompt=clash)
+    try:
+        with pytest.raises(PromptError, match=r"task\.default\.txt"):
+            prompt_hashes(["toy2"])
+    finally:
+        BENCHMARKS.unregister("toy2")
 
 
-def test_builtin_declarations_reach_the_registry():
-    # tests/conftest.py declares the built-in benchmarks (mcot.declarations.declare_builtin), as every command does
+def test_a_template_of_another_package_is_read_from_it():
+    template = load_template("mcot.eval:templates/generic_match.txt")
+    assert template.name == "mcot.eval:templates/generic_match.txt" and "{{extracted}}" in template.text
+    with pytest.raises(PromptError, match=r"no prompt template 'absent\.txt' in the package 'mcot\.eval'"):
+        load_template("mcot.eval:absent.txt")
+
+
+def test_builtin_declarations_reach_the_prompts():
     assert task_format("gepbench").template.name == "task.gepbench.txt"
     assert format_final_answer("gepbench", "C") == "C"
     assert format_final_answer("omniphys", "5 N") == "Answer: 5 N"
     assert "rating from 1 to 5" in render_task("gobench", "Rate it.", None, "rating")
 
 
-def test_the_registry_switches_on_no_benchmark_name():
+def test_the_prompts_switch_on_no_benchmark_name():
     source = inspect.getsource(agents_prompts)
     for name in ("rbench-v", "gepbench", "gobench", "omniphys", '"games"'):
         assert name not in source.replace("task.gepbench.txt", ""), name

@@ -17,8 +17,8 @@ from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import read_jsonl
 from PIL import Image
 
-from mcot.arms import parse_arms
-from mcot.runner import RunConfig, run_items, select_items
+from mcot.runconfig import RunConfig
+from mcot.runner import run_items, select_items
 
 QUESTION = re.compile(r"How many red squares\? \((\d+)\)")
 
@@ -60,7 +60,7 @@ def _answer(body: dict[str, Any]) -> Reply:
 
 
 def _run(data: Path, model: str, out: Path, **options: Any) -> list[dict[str, Any]]:
-    config = RunConfig(data=data, model=model, out=out, arms=parse_arms("text,canvas"), concurrency=3, **options)
+    config = RunConfig(data=data, model=model, out=out, mode="text,canvas", concurrency=3, **options)
     run_items(config, quiet=True)
     return sorted(read_jsonl(out / "results.jsonl"), key=lambda r: (r["id"], r["mode"]))
 

@@ -15,7 +15,8 @@ from PIL import Image
 
 from mcot.arms import parse_arms
 from mcot.errors import UsageError
-from mcot.runner import RunConfig, run_items
+from mcot.runconfig import RunConfig
+from mcot.runner import run_items
 
 
 def _png() -> bytes:
@@ -76,7 +77,7 @@ def test_each_arm_offers_exactly_its_tools() -> None:
 
 def test_manifest_records_each_arms_tools_and_schema_hashes(items_dir: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
-    run_items(RunConfig(data=items_dir, model="offline", out=run, arms=parse_arms("text,canvas,tools")), quiet=True)
+    run_items(RunConfig(data=items_dir, model="offline", out=run, mode="text,canvas,tools"), quiet=True)
     manifest = json.loads((run / "manifest.json").read_text())
     arms = {arm["name"]: arm for arm in manifest["arms"]}
     assert manifest["modes"] == ["text", "canvas", "tools"]

@@ -4,20 +4,21 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from mcot.agents.fake_provider import FakeProvider, Reply
-from mcot.agents.prompts import PromptTemplate, TaskFormat
+from mcot.agents.prompts import PromptTemplate
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.metrics import Table
-from mcot.eval.registry import ScoringSpec
 from mcot.eval.rundir import Score, read_jsonl
 
-from mcot.arms import parse_arms
+from mcot import Benchmark, declare_answer_form, declare_benchmark
 from mcot.commands.score import run_score
-from mcot.declarations import Benchmark, declare, declared, undeclare
-from mcot.runner import RunConfig, run_items
+from mcot.registry import ANSWER_FORMS, BENCHMARKS
+from mcot.runconfig import RunConfig
+from mcot.runner import run_items
 
 TOY = "toy-tally"
 TOY_TEMPLATE = "Tally task.\n$question\nWrite the count as <count>N</count>."
@@ -44,16 +45,18 @@ def toy_tables(scores: Sequence[Score]) -> list[Table]:
 
 @pytest.fixture
 def toy_benchmark() -> Iterator[Benchmark]:
-    benchmark = Benchmark(
+    declare_answer_form("count-tag", lambda v: f"<count>{v}</count>", description="<count>N</count>")
+    benchmark = declare_benchmark(
         TOY,
-        "a toy benchmark declared in a test",
-        TaskFormat(PromptTemplate.from_text("task.toy-tally.txt", TOY_TEMPLATE), lambda v: f"<count>{v}</count>"),
-        ScoringSpec(toy_protocol, toy_tables),
+        description="a toy benchmark declared in a test",
+        prompt=PromptTemplate.from_text("task.toy-tally.txt", TOY_TEMPLATE),
+        answer="count-tag",
+        protocols=SimpleNamespace(official=toy_protocol, tables=toy_tables),
     )
-    declare(benchmark)
     yield benchmark
-    undeclare(TOY)
-    assert TOY not in declared()
+    BENCHMARKS.unregister(TOY)
+    ANSWER_FORMS.unregister("count-tag")
+    assert TOY not in BENCHMARKS.names()
 
 
 def test_a_toy_benchmark_runs_scores_and_reports(toy_benchmark: Benchmark, tmp_path: Path) -> None:
@@ -70,7 +73,7 @@ def test_a_toy_benchmark_runs_scores_and_reports(toy_benchmark: Benchmark, tmp_p
             model="openai-compatible:toy",
             out=run,
             base_url=server.openai_url,
-            arms=parse_arms("text"),
+            mode="text",
             concurrency=1,
         )
         summary = run_items(config, quiet=True)

@@ -95,7 +95,7 @@ def test_hf_export_reads_with_load_from_disk_and_load_dataset(
     assert export_run(runs["run"], "hf", out).count == 6
     for loaded in (
         offline_datasets.load_from_disk(str(out)),
-        offline_datasets.load_dataset(str(out), cache_dir=str(tmp_path / "cache")),
+        offline_datasets.load_dataset(str(out), cache=str(tmp_path / "cache")),
     ):
         train = loaded["train"]
         assert train.num_rows == 6
@@ -562,13 +562,14 @@ def test_messages_view_is_the_conversation_the_model_was_sent(
     import base64
     import hashlib
 
-    from mcot.agents.backends import register_backend, unregister_backend
     from mcot.agents.backends.openai_chat import to_chat_messages
     from mcot.agents.backends.scripted import ScriptedBackend
     from mcot.agents.offline.policy import OfflineBackend
 
-    from mcot.arms import parse_arms
-    from mcot.runner import RunConfig, run_items
+    from mcot import declare_backend
+    from mcot.registry import BACKENDS
+    from mcot.runconfig import RunConfig
+    from mcot.runner import run_items
 
     sent: dict[str, list[dict[str, Any]]] = {}
     script = tmp_path / "script.json"
@@ -583,20 +584,20 @@ def test_messages_view_is_the_conversation_the_model_was_sent(
     def build(argument: str, options: Any) -> Any:
         return Recording() if model == "offline" else Recording(str(script))
 
-    register_backend("recording", build, usage="recording", replace=True)
+    declare_backend("recording", build, usage="recording", description="records what it is sent", replace=True)
     try:
         _mcot("gen", "games", "--task", "maze", "--n", "1", "--seed", "3", "--out", tmp_path / "items")
         config = RunConfig(
             data=tmp_path / "items",
             model="recording",
             out=tmp_path / "run",
-            arms=parse_arms(arms),
+            mode=arms,
             max_steps=max_steps,
             max_canvas_images=10,  # the solver sends every canvas image, as the export keeps them all
         )
         run_items(config, quiet=True)
     finally:
-        unregister_backend("recording")
+        BACKENDS.unregister("recording")
     export_run(tmp_path / "run", "jsonl", tmp_path / "out", view="messages")
 
     def from_data_url(url: str) -> str:

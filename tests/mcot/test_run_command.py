@@ -11,9 +11,9 @@ from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import RunDir, read_jsonl
 from PIL import Image
 
-from mcot.arms import parse_arms
 from mcot.errors import UsageError
-from mcot.runner import RunConfig, run_items
+from mcot.runconfig import RunConfig
+from mcot.runner import run_items
 
 SECRET = "sk-test-THISMUSTNOTLEAK0123456789"
 
@@ -89,7 +89,7 @@ def test_resume_redoes_nothing_that_finished(items_dir: Path, tmp_path: Path) ->
 def test_failed_item_is_recorded_and_the_run_goes_on(items_dir: Path, tmp_path: Path) -> None:
     (items_dir / "images" / "q1.png").write_bytes(b"not a png")
     run = tmp_path / "run"
-    summary = run_items(RunConfig(data=items_dir, model="offline", out=run, arms=parse_arms("canvas")), quiet=True)
+    summary = run_items(RunConfig(data=items_dir, model="offline", out=run, mode="canvas"), quiet=True)
     results = {r["id"]: r for r in read_jsonl(run / "results.jsonl")}
     assert len(results) == 4
     assert results["q1"]["status"] == "error" and results["q1"]["error"]
@@ -118,7 +118,7 @@ def test_api_key_never_reaches_the_run_directory(
             out=run,
             base_url=server.openai_url,
             concurrency=1,
-            arms=parse_arms("canvas"),
+            mode="canvas",
             limit=2,
         )
         summary = run_items(config, quiet=True)

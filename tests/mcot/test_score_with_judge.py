@@ -9,9 +9,9 @@ from mcot.agents.fake_provider import FakeProvider, Raw, Reply
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import read_jsonl
 
-from mcot.arms import parse_arms
 from mcot.commands.score import run_score
-from mcot.runner import RunConfig, run_items
+from mcot.runconfig import RunConfig
+from mcot.runner import run_items
 
 PREDICTIONS = {
     "physics-0000": "The ball goes up, then it falls. \\boxed{a parabola}",  # the judge says consistent
@@ -42,7 +42,7 @@ def judged_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     run = tmp_path / "run"
     with FakeProvider(default=solver) as server:
         config = RunConfig(
-            data=tmp_path / "items", model="openai:gpt-4o", out=run, arms=parse_arms("text"), base_url=server.openai_url
+            data=tmp_path / "items", model="openai:gpt-4o", out=run, mode="text", base_url=server.openai_url
         )
         assert run_items(config, quiet=True).by_status == {"ok": 3}
     monkeypatch.setenv("MCOT_JUDGE_CACHE", str(tmp_path / "judge-cache"))

@@ -184,18 +184,18 @@ def test_the_search_finds_a_key_when_exact_redaction_is_off(tmp_path: Path, monk
     # the same run in this process, with every module's `redactor` replaced by one that knows no secrets
     from mcot.agents.backends import base
 
-    from mcot.arms import parse_arms
-    from mcot.runner import RunConfig, run_items
+    from mcot.runconfig import RunConfig
+    from mcot.runner import run_items
 
     original = base.redactor
     for module in list(sys.modules.values()):
-        if getattr(module, "redactor", None) is original and module.__name__.startswith(("agents", "mcot", "eval")):
+        if getattr(module, "redactor", None) is original and module.__name__.startswith("mcot"):
             monkeypatch.setattr(module, "redactor", lambda *secrets: original())
     items, _ = _items(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", TOKEN_KEY)
     with FakeProvider(default=Echoing(TOKEN_KEY)) as server:
         config = RunConfig(
-            data=items, model="openai:gpt-4o", out=tmp_path / "run", arms=parse_arms("text"), base_url=server.openai_url
+            data=items, model="openai:gpt-4o", out=tmp_path / "run", mode="text", base_url=server.openai_url
         )
         run_items(config, quiet=True)
     found = leaks(tmp_path / "run", {})

@@ -199,18 +199,6 @@ class LlavaRecords:
         self.captions: list[bytes] = []
         self.instructions: list[bytes] = []
 
-    def add_figure(
-        self,
-        level: str,
-        index: int,
-        figure: Figure,
-        style: Style | None,
-        image: str,
-        questions: Sequence[tuple[str, Question]],
-    ) -> None:
-        """Add one figure's caption record and the instruction records of its (item id, question) pairs."""
-        self.add_records(*figure_records(self.seed, level, index, figure, style, image, questions))
-
     def add_records(self, caption_record: bytes, instructions: Sequence[bytes]) -> None:
         """Add one figure's encoded records, as `figure_records` returns them."""
         self.captions.append(caption_record)

@@ -1,0 +1,31 @@
+"""How arith is scored: its official protocol (the last \\boxed{} holds the exact integer) and its report table.
+
+A protocol module holds `official`, `tables` and optionally `robust` and `verifier`; arith has one protocol.
+"""
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from mcot.benchmarks.item import Item
+from mcot.eval.tables import Table, pct
+
+_BOXED = re.compile(r"\\boxed\{\s*(-?\d+)\s*\}")
+
+
+async def official(scorer: Any, item: Item, text: str, result: dict[str, Any], score: Any) -> None:
+    """Right when the last \\boxed{} of the answer holds exactly the sum."""
+    found = _BOXED.findall(text)
+    score.extracted = found[-1] if found else None
+    scorer.settle(score, score.extracted is not None and int(score.extracted) == int(item.answer), match="boxed")
+
+
+def tables(scores: Sequence[Any]) -> list[Table]:
+    """One row per arm: accuracy (every pair in n, failures counted wrong) and errors."""
+    table = Table("arith — exact sums", ["Arm", "Accuracy", "n", "errors"])
+    for arm in sorted({s.mode for s in scores}):
+        group = [s for s in scores if s.mode == arm]
+        right = sum(1 for s in group if s.correct)
+        errors = sum(1 for s in group if s.method == "error")
+        table.rows.append([arm, pct(right / len(group)), str(len(group)), str(errors)])
+    return [table]

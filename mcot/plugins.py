@@ -1,0 +1,135 @@
+"""Plugins: declarations from outside mcot's tree, found through the entry-point group `mcot.plugins`.
+
+A plugin is an installed package whose metadata names, in the group `mcot.plugins`, a module that declares
+things when imported (`arith = "arith_plugin.declare"`) or a callable that declares them when called with no
+arguments (`arith = "arith_plugin:declare"`), through the public declaration API (`mcot.declare_benchmark`,
+`mcot.tool`, `mcot.declare_backend`, …). mcot's own declarations (`mcot.builtin`) are loaded the same way, first.
+
+Loading is lazy: a registry loads the plugins the first time it is listed or misses a name (`mcot --help` loads
+none). A plugin that fails to load is named in one line on stderr, once per process, and left out; nothing
+else stops. `plugin_errors()` lists what failed, for `mcot plugins`.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import import_module
+from types import ModuleType
+
+GROUP = "mcot.plugins"
+BUILTIN = "mcot.builtin"
+
+
+@dataclass(frozen=True)
+class PluginFailure:
+    """A plugin that could not be loaded: its entry-point name, what it points at, and why (one line)."""
+
+    name: str
+    target: str
+    reason: str
+
+    def line(self) -> str:
+        """Return the failure as the one line mcot prints."""
+        return f"mcot: plugin {self.name!r} ({self.target}) was not loaded: {self.reason}"
+
+
+@dataclass(frozen=True)
+class LoadedPlugin:
+    """A plugin that loaded: its entry-point name, what it points at, and its distribution."""
+
+    name: str
+    target: str
+    distribution: str
+
+
+_lock = threading.RLock()
+_state = {"loaded": False, "loading": False}
+_origin: list[str] = []
+_failures: list[PluginFailure] = []
+_loaded: list[LoadedPlugin] = []
+
+
+def current_origin() -> str:
+    """Return who is declaring right now: a plugin's entry-point name, else "mcot"."""
+    return _origin[-1] if _origin else "mcot"
+
+
+@contextmanager
+def declaring_as(origin: str) -> Iterator[None]:
+    """Attribute the declarations made inside the block to `origin` (a plugin's name)."""
+    _origin.append(origin)
+    try:
+        yield
+    finally:
+        _origin.pop()
+
+
+def load_plugins() -> None:
+    """Load mcot's built-in declarations and every installed plugin, once per process; returns nothing.
+
+    Re-entrant: a plugin's own lookups while it loads see what is declared so far.
+    """
+    if _state["loaded"] or _state["loading"]:
+        return
+    with _lock:
+        if _state["loaded"] or _state["loading"]:
+            return
+        _state["loading"] = True
+        try:
+            import_module(BUILTIN)
+            for entry_point in _entry_points():
+                _load_one(entry_point)
+        finally:
+            _state["loading"] = False
+            _state["loaded"] = True
+
+
+def _entry_points() -> list[object]:
+    from importlib.metadata import entry_points
+
+    seen: set[tuple[str, str]] = set()
+    found = []
+    for entry_point in sorted(entry_points(group=GROUP), key=lambda ep: ep.name):
+        key = (entry_point.name, entry_point.value)
+        if key not in seen:  # an editable and a regular install of one plugin show the same entry twice
+            seen.add(key)
+            found.append(entry_point)
+    return found
+
+
+def _load_one(entry_point: object) -> None:
+    name = str(getattr(entry_point, "name", "?"))
+    target = str(getattr(entry_point, "value", "?"))
+    try:
+        with declaring_as(name):
+            value = entry_point.load()  # type: ignore[attr-defined]
+            if callable(value) and not isinstance(value, ModuleType):
+                value()
+    except Exception as exc:  # a broken plugin is named and left out; it never stops mcot
+        failure = PluginFailure(name, target, _one_line(f"{type(exc).__name__}: {exc}"))
+        _failures.append(failure)
+        print(failure.line(), file=sys.stderr)
+        return
+    dist = getattr(getattr(entry_point, "dist", None), "name", "") or ""
+    _loaded.append(LoadedPlugin(name, target, str(dist)))
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def plugin_errors() -> tuple[PluginFailure, ...]:
+    """Return the plugins that failed to load in this process (after loading them)."""
+    load_plugins()
+    return tuple(_failures)
+
+
+def loaded_plugins() -> tuple[LoadedPlugin, ...]:
+    """Return the plugins that loaded in this process (after loading them)."""
+    load_plugins()
+    return tuple(_loaded)
