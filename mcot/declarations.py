@@ -9,27 +9,18 @@ each part in its room; nothing else in mcot switches on a benchmark's name. Addi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from mcot.agents.prompts import TaskFormat, answer_line, bare, boxed, load_prompt, register_task_format
 from mcot.agents.prompts import unregister_task_format as _unregister_task
-from mcot.eval.registry import Deferred, ScoringSpec, register_scoring
+from mcot.eval.registry import ScoringSpec, register_scoring
 from mcot.eval.registry import unregister_scoring as _unregister_scoring
 
-# `mcot run` declares every benchmark but scores none: the protocols, tables and verifiers (numpy, every
-# protocol module) are named here and imported when something scores (mcot.eval.registry.scoring_spec)
+# `mcot run` declares every benchmark but scores none: each benchmark's protocol module (its fixed names
+# official, robust, tables, verifier) is named here and imported when something scores (scoring_spec)
 
 
-def _metrics(name: str) -> Any:
-    return Deferred("mcot.eval.metrics", name)
-
-
-def _protocols(name: str) -> Any:
-    return Deferred("mcot.eval.protocols", name)
-
-
-def _verify(name: str) -> Any:
-    return Deferred("mcot.eval.verify", name)
+def _scoring(module: str) -> ScoringSpec:
+    return ScoringSpec.from_module(f"mcot.eval.protocols.{module}")
 
 
 @dataclass(frozen=True)
@@ -73,32 +64,28 @@ def builtin_benchmarks() -> tuple[Benchmark, ...]:
             "rbench-v",
             "RBench-V: 803 visual-reasoning items that need drawing (math, physics, counting, game)",
             TaskFormat(load_prompt("task.rbench-v.txt"), boxed),
-            ScoringSpec(
-                _protocols("rbench_v_official"), _metrics("rbench_v_tables"), robust=_protocols("rbench_v_robust")
-            ),
+            _scoring("rbench_v"),
             loader="rbench-v",
         ),
         Benchmark(
             "gepbench",
             "GePBench: geometric perception, 6 aspects × easy/hard, multiple choice",
             TaskFormat(load_prompt("task.gepbench.txt"), bare),
-            ScoringSpec(
-                _protocols("gepbench_official"), _metrics("gepbench_tables"), None, _protocols("gepbench_robust")
-            ),
+            _scoring("gepbench"),
             loader="gepbench",
         ),
         Benchmark(
             "gobench",
             "GOBench: geometric optics; understanding (rate generated images) and generation",
             TaskFormat(load_prompt("task.gobench.txt"), bare),
-            ScoringSpec(_protocols("gobench_official"), _metrics("gobench_tables"), None, _protocols("gobench_robust")),
+            _scoring("gobench"),
             loader="gobench",
         ),
         Benchmark(
             "omniphys",
             "OmniPhys: physics problems scored on result and process, and diagram editing",
             TaskFormat(load_prompt("task.omniphys.txt"), answer_line),
-            ScoringSpec(_protocols("omniphys_official"), _metrics("omniphys_tables"), _verify("verify_diagram_trace")),
+            _scoring("omniphys"),
             loader="omniphys",
         ),
         Benchmark(
@@ -106,7 +93,7 @@ def builtin_benchmarks() -> tuple[Benchmark, ...]:
             "mcot's generated RBench-V-style games with exact solution geometry "
             "(maze, bounce, dart, ray, dots, triangles)",
             TaskFormat(load_prompt("task.default.txt"), boxed),
-            ScoringSpec(_protocols("games_protocol"), _metrics("games_tables"), _verify("verify_games_trace")),
+            _scoring("games"),
         ),
     )
 

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from handmade import MakeRun, ok
 from mcot.benchmarks.item import Item
-from mcot.eval.metrics import Table, generic_tables, tally
-from mcot.eval.protocols import Scorer, generic_protocol
+from mcot.eval.protocols import Scorer, generic
 from mcot.eval.registry import ScoringSpec, register_scoring, scoring_spec, unregister_scoring
 from mcot.eval.rundir import Score
 from mcot.eval.scoring import score_run
+from mcot.eval.tables import Table, tally
 from mcot.eval.verify import TraceVerdict
 
 
@@ -42,9 +42,9 @@ def parity() -> Iterator[None]:
 
 def test_an_unregistered_benchmark_gets_the_generic_scoring() -> None:
     spec = scoring_spec("never-declared")
-    assert (spec.protocol, spec.tables, spec.verifier) == (generic_protocol, generic_tables, None)
+    assert (spec.protocol, spec.tables, spec.verifier, spec.robust) == (generic.official, generic.tables, None, None)
     score = Score("x", "text", "never-declared", "cat", 1.0, True, "rule")
-    assert generic_tables([score])[0].title == "never-declared"
+    assert generic.tables([score])[0].title == "never-declared"
 
 
 def test_a_toy_benchmark_is_scored_tabled_and_verified_through_its_registration(

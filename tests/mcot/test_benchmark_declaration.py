@@ -10,9 +10,9 @@ import pytest
 from mcot.agents.fake_provider import FakeProvider, Reply
 from mcot.agents.prompts import PromptTemplate, TaskFormat
 from mcot.benchmarks.item import Item, write_items
-from mcot.eval.metrics import Table
 from mcot.eval.registry import ScoringSpec
 from mcot.eval.rundir import Score, read_jsonl
+from mcot.eval.tables import Table
 
 from mcot.arms import parse_arms
 from mcot.commands.score import run_score
