@@ -54,7 +54,7 @@ OTHER_PARTS = r"total\s+score|reality|authenticity|总分|真实性"
 
 
 def score_understanding(scorer: Scorer, item: Item, text: str, score: Score, protocol: str) -> None:
-    """Fill `score` with the critic's reading under `protocol` ("official" or "robust") and its SPS per dimension."""
+    """Fill `score` with the critic's reading under `protocol` ("official" or "robust") and its SPS; returns nothing."""
     score.details["task"] = "understanding"
     score.details["protocol"] = protocol
     if protocol == OFFICIAL:

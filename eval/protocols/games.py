@@ -1,7 +1,7 @@
-"""The generated games' scoring: letters like GePBench, numbers by numeric match, accuracy per task, drawn traces verified.
+"""The generated games' scoring: letters like GePBench, numbers by numeric match, accuracy per task.
 
-One protocol (no robust one). The verifier (mcot.eval.verify.verify_games_trace) checks what the model drew
-against each item's exact solution geometry, for arms that offer tools.
+One protocol (no robust one). Drawn traces are verified: the verifier (mcot.eval.verify.verify_games_trace)
+checks what the model drew against each item's exact solution geometry, for arms that offer tools.
 """
 
 from __future__ import annotations
