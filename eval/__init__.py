@@ -1,8 +1,9 @@
-"""Scoring for mcot: answer extraction, matching, judges, benchmark metrics, statistics, trace verifiers, reports.
+"""Scoring for mcot: answer extraction, matching, judges, each benchmark's protocols and tables, statistics, reports.
 
-The public surface is re-exported here; docs/scoring.md describes each protocol. A benchmark plugs its
-protocol, report tables and trace verifier in through `register_scoring` (mcot.eval.registry). Names are imported
-on first use, so that `import mcot.eval.rundir` (what `mcot run` needs) does not load numpy and every protocol.
+The public surface is re-exported here; docs/scoring.md describes each protocol. A benchmark's declaration
+(`mcot.declare_benchmark`) names its protocol module (`official`, `robust`, `tables`, `verifier`:
+mcot.eval.protocols), which `scoring_spec` (mcot.eval.registry) reads; its tables are built from mcot.eval.tables. Names are imported on first use, so that
+`import mcot.eval.rundir` (what `mcot run` needs) does not load numpy and every protocol.
 """
 
 from __future__ import annotations
@@ -32,15 +33,14 @@ _EXPORTS = {
     "match_answer": "mcot.eval.match",
     "parse_number": "mcot.eval.match",
     "parse_quantity": "mcot.eval.match",
-    "Table": "mcot.eval.metrics",
-    "benchmark_tables": "mcot.eval.metrics",
-    "micro_mean": "mcot.eval.metrics",
-    "scaled_proximity_score": "mcot.eval.metrics",
+    "Table": "mcot.eval.tables",
+    "tally": "mcot.eval.tables",
+    "benchmark_tables": "mcot.eval.report",
+    "micro_mean": "mcot.eval.tables",
+    "scaled_proximity_score": "mcot.eval.proximity",
     "Scorer": "mcot.eval.protocols",
     "ScoringSpec": "mcot.eval.registry",
-    "register_scoring": "mcot.eval.registry",
     "scoring_spec": "mcot.eval.registry",
-    "unregister_scoring": "mcot.eval.registry",
     "build_report": "mcot.eval.report",
     "write_report": "mcot.eval.report",
     "Run": "mcot.eval.rundir",
@@ -50,6 +50,7 @@ _EXPORTS = {
     "read_scores": "mcot.eval.rundir",
     "write_scores": "mcot.eval.rundir",
     "ScoreSummary": "mcot.eval.scoring",
+    "score_pair": "mcot.eval.scoring",
     "score_run": "mcot.eval.scoring",
     "mcnemar_exact": "mcot.eval.stats",
     "paired_bootstrap": "mcot.eval.stats",
@@ -73,13 +74,14 @@ if TYPE_CHECKING:
     )
     from mcot.eval.judges import JudgeCache, JudgeModel, JudgeReply, Template, ask_judge, load_templates
     from mcot.eval.match import Match, match_answer, parse_number, parse_quantity
-    from mcot.eval.metrics import Table, benchmark_tables, micro_mean, scaled_proximity_score
     from mcot.eval.protocols import Scorer
-    from mcot.eval.registry import ScoringSpec, register_scoring, scoring_spec, unregister_scoring
-    from mcot.eval.report import build_report, write_report
+    from mcot.eval.proximity import scaled_proximity_score
+    from mcot.eval.registry import ScoringSpec, scoring_spec
+    from mcot.eval.report import benchmark_tables, build_report, write_report
     from mcot.eval.rundir import Run, Score, check_frozen_items, open_run, read_scores, write_scores
-    from mcot.eval.scoring import ScoreSummary, score_run
+    from mcot.eval.scoring import ScoreSummary, score_pair, score_run
     from mcot.eval.stats import mcnemar_exact, paired_bootstrap, plcc, srcc, wilson_interval
+    from mcot.eval.tables import Table, micro_mean, tally
     from mcot.eval.verify import TraceVerdict, verify_trace
 
 
@@ -134,12 +136,12 @@ __all__ = [
     "parse_quantity",
     "plcc",
     "read_scores",
-    "register_scoring",
     "scaled_proximity_score",
+    "score_pair",
     "score_run",
     "scoring_spec",
     "srcc",
-    "unregister_scoring",
+    "tally",
     "verify_trace",
     "wilson_interval",
     "write_report",

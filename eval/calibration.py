@@ -14,6 +14,7 @@ known answer) in `details.calibration`; this module counts them:
 
 Only images the judge rated (method "judge") enter; images with known answers left unrated (judge errors, no
 judge) are counted apart (`Calibration.unrated`). A pair the run failed on has no image and so no known answers.
+`judge_calibration_table` shows the figures per arm and over all arms (one of GOBench's generation tables).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcot.eval.rundir import Score
+from mcot.eval.tables import Table, pct, with_all_arms
 
 YES = "Yes"
 NO = "No"
@@ -135,3 +137,50 @@ def calibrate(scores: Iterable[Score]) -> Calibration:
             false_yes += int(judged == YES and truth == NO)
             false_no += int(judged == NO and truth == YES)
     return Calibration(images, questions, agree, false_yes, false_no, cannot, known_yes, known_no, unrated)
+
+
+def judge_calibration_table(scores: Sequence[Score]) -> Table | None:
+    """Return the judge's agreement with known answers per arm (and over all arms), or None when no image of
+    the scores carries known answers."""
+    known = [s for s in scores if has_known_answers(s)]
+    if not known:
+        return None
+    table = Table(
+        "Judge calibration",
+        [
+            "Arm",
+            "n images",
+            "n questions",
+            "agreement",
+            "false-Yes",
+            "false-No",
+            "Cannot be determined",
+            "known Yes",
+            "known No",
+            "unrated",
+        ],
+    )
+    for label, group in with_all_arms(known):
+        c = calibrate(group)
+        table.rows.append(
+            [
+                label,
+                str(c.images),
+                str(c.questions),
+                pct(c.agreement),
+                pct(c.false_yes_rate),
+                pct(c.false_no_rate),
+                pct(c.cannot_rate),
+                str(c.known_yes),
+                str(c.known_no),
+                str(c.unrated),
+            ]
+        )
+    table.notes = [
+        "over the rated images whose answers are known by construction (procedural scenes and their broken "
+        "twins), one per question: agreement = questions answered as known / n questions; false-Yes = judge Yes "
+        "where the known answer is No / known No; false-No = judge No where the known answer is Yes / known Yes; "
+        "Cannot be determined = those answers / n questions (never an agreement, never a false Yes or No)",
+        "unrated: images with known answers the judge did not rate (judge errors, no judge); not in the figures",
+    ]
+    return table

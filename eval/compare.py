@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from mcot.eval.errors import EvalError
-from mcot.eval.metrics import Table, num, pct
 from mcot.eval.rundir import Score, open_run, order_arms, read_scores
 from mcot.eval.stats import mcnemar_exact, paired_bootstrap
+from mcot.eval.tables import Table, num, pct
 
 
 @dataclass(frozen=True)

@@ -445,6 +445,12 @@ def extract_final_answer(text: str) -> str | None:
     return None
 
 
+def last_line(text: str) -> str | None:
+    """Return the last non-empty line of a response, stripped, or None."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else None
+
+
 # ------------------------------------------------------------------------------- critic answers (robust)
 
 _CANNOT = (

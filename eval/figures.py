@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcot.eval.metrics import tally
 from mcot.eval.rundir import Run, Score, order_arms, write_bytes_atomic
 from mcot.eval.stats import wilson_interval
+from mcot.eval.tables import tally
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -1,23 +1,41 @@
-"""The scoring registry: each benchmark's protocol, report tables and trace verifier, looked up by name.
+"""Each benchmark's scoring — its protocol, report tables and trace verifier — looked up from its declaration.
 
-Nothing in eval switches on a benchmark's name: a benchmark is declared once (mcot/declarations.py for the
-built-ins) and registers its `ScoringSpec` here. An unregistered benchmark is scored by the generic protocol
-(by answer type) and reported in one accuracy-per-category table titled with its name, with no verifier.
+Nothing in eval switches on a benchmark's name: a benchmark is declared once (`mcot.declare_benchmark`; mcot's own
+in `mcot/builtin.py`) naming its protocol module, whose fixed names are `official`, `robust`, `tables` and
+`verifier` (MODULE_NAMES). `scoring_spec(benchmark)` returns them; an undeclared benchmark is scored by the
+generic module (mcot.eval.protocols.generic: by answer type, one accuracy-per-category table titled with its
+name, no verifier).
+
+The registry sits below the scoring pass, the report and the verifiers, and above the protocols it falls back
+to: no protocol module, table or Scorer imports it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, fields, replace
-from importlib import import_module
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from mcot.eval.protocol_names import OFFICIAL, PROTOCOLS, ROBUST
 
 if TYPE_CHECKING:
     from mcot.benchmarks.item import Item
-    from mcot.eval.metrics import Table
-    from mcot.eval.protocols import Scorer
+    from mcot.eval.protocols.scorer import Scorer
     from mcot.eval.rundir import Score
+    from mcot.eval.tables import Table
     from mcot.eval.verify import TraceVerdict
+
+__all__ = [
+    "MODULE_NAMES",
+    "OFFICIAL",
+    "PROTOCOLS",
+    "ROBUST",
+    "ProtocolFn",
+    "ScoringSpec",
+    "TablesFn",
+    "VerifierFn",
+    "scoring_spec",
+]
 
 ProtocolFn = Callable[["Scorer", "Item", str, dict[str, Any], "Score"], Awaitable[None]]
 """Fills `score` (correct, score, method, extracted, details) from the item, the response text and the result."""
@@ -28,12 +46,9 @@ TablesFn = Callable[[Sequence["Score"]], list["Table"]]
 VerifierFn = Callable[["Item", Sequence[dict[str, Any]] | None], "TraceVerdict | None"]
 """Returns the verdict on an item's trace steps (None when the item has no verifier)."""
 
-
-OFFICIAL = "official"
-ROBUST = "robust"
-PROTOCOLS = (OFFICIAL, ROBUST)
-"""The protocol names: `official` reproduces the benchmark's published scoring (the default); `robust` is
-mcot's own extraction and matching, documented rule by rule in docs/scoring.md."""
+MODULE_NAMES = ("official", "robust", "tables", "verifier")
+"""The fixed names of a benchmark's protocol module: the official protocol, the robust one (absent or None when
+the benchmark has one protocol), the report tables, the trace verifier (absent or None when it has none)."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +63,13 @@ class ScoringSpec:
     verifier: VerifierFn | None = None
     robust: ProtocolFn | None = None
 
+    @classmethod
+    def from_module(cls, module: Any) -> ScoringSpec:
+        """Return the spec of a protocol module (or any object holding the fixed names, MODULE_NAMES)."""
+        return cls(
+            module.official, module.tables, getattr(module, "verifier", None), getattr(module, "robust", None)
+        )
+
     def protocol_for(self, name: str) -> ProtocolFn:
         """Return the protocol called `name` ("official" or "robust"); raise ValueError for another name."""
         if name == OFFICIAL:
@@ -57,61 +79,22 @@ class ScoringSpec:
         raise ValueError(f"unknown scoring protocol {name!r}; choose one of {', '.join(PROTOCOLS)}")
 
 
-@dataclass(frozen=True)
-class Deferred:
-    """A protocol, tables or verifier function named by module and attribute, imported when first looked up.
-
-    A ScoringSpec may hold these instead of the functions, so that declaring a benchmark (as `mcot run` does)
-    loads none of eval's scoring modules; `scoring_spec` hands out the real functions. Picklable.
-    """
-
-    module: str
-    name: str
-
-    def resolve(self) -> Callable[..., Any]:
-        """Return the function this names (importing its module)."""
-        return getattr(import_module(self.module), self.name)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.resolve()(*args, **kwargs)
-
-
-def _resolved(spec: ScoringSpec) -> ScoringSpec:
-    """Return `spec` with each Deferred function replaced by the function it names (`spec` itself when none)."""
-    deferred = {f.name: getattr(spec, f.name) for f in fields(spec) if isinstance(getattr(spec, f.name), Deferred)}
-    return replace(spec, **{name: d.resolve() for name, d in deferred.items()}) if deferred else spec
-
-
-_SPECS: dict[str, ScoringSpec] = {}
-
-
-def register_scoring(benchmark: str, spec: ScoringSpec) -> None:
-    """Register (or replace) the scoring of `benchmark`; returns nothing."""
-    _SPECS[benchmark] = spec
-
-
-def unregister_scoring(benchmark: str) -> None:
-    """Forget the scoring of `benchmark` (no error when it was not registered); returns nothing."""
-    _SPECS.pop(benchmark, None)
+_SPECS: dict[int, tuple[Any, ScoringSpec]] = {}
+"""id(declaration) → (the declaration, its resolved spec): a benchmark declared again is resolved again."""
 
 
 def scoring_spec(benchmark: str) -> ScoringSpec:
-    """Return the scoring of `benchmark`: the registered one, else the generic protocol and tables, no verifier."""
-    spec = _SPECS.get(benchmark)
-    if spec is not None:
-        resolved = _resolved(spec)
-        if resolved is not spec:
-            _SPECS[benchmark] = resolved
-        return resolved
+    """Return the scoring of a declared `benchmark` (its protocol module imported), else the generic one."""
     from mcot.registry import BENCHMARKS
 
     declared = BENCHMARKS.find(benchmark)
-    module = declared.protocol_module() if declared is not None else None
-    if module is not None:
-        return ScoringSpec(
-            module.official, module.tables, getattr(module, "verifier", None), getattr(module, "robust", None)
-        )
-    from mcot.eval.metrics import generic_tables
-    from mcot.eval.protocols import generic_protocol
+    if declared is None or declared.protocols is None:
+        from mcot.eval.protocols import generic
 
-    return ScoringSpec(generic_protocol, generic_tables)
+        return ScoringSpec.from_module(generic)
+    cached = _SPECS.get(id(declared))
+    if cached is not None and cached[0] is declared:
+        return cached[1]
+    spec = ScoringSpec.from_module(declared.protocol_module())
+    _SPECS[id(declared)] = (declared, spec)
+    return spec

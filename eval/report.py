@@ -1,10 +1,14 @@
-"""Reports: RUN/report.md and RUN/report.html with the tables and figures of a scored run."""
+"""Reports: RUN/report.md and RUN/report.html with the tables and figures of a scored run.
+
+The tables of a run are each benchmark's own (its protocol module's `tables`, looked up in the registry), then
+the trace verifiers' crosstab, then the comparisons of text with each other arm.
+"""
 
 from __future__ import annotations
 
 import html
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,12 +16,31 @@ from mcot.eval.advice import advice
 from mcot.eval.compare import Comparison, arm_pairs, compare_sides, side
 from mcot.eval.errors import EvalError
 from mcot.eval.figures import Figures, write_figures
-from mcot.eval.metrics import Table, benchmark_tables, by_mode, name_protocol, num
-from mcot.eval.registry import OFFICIAL, ROBUST
+from mcot.eval.protocol_names import OFFICIAL, ROBUST
+from mcot.eval.registry import scoring_spec
 from mcot.eval.rundir import Run, Score, order_arms, write_text_atomic
+from mcot.eval.tables import Table, by_mode, name_protocol, num
+from mcot.eval.trace_table import trace_crosstab
 
 EXCERPT_CHARS = 80
 DIFFERENCES_TITLE = "Where the protocols differ"
+
+
+def benchmark_tables(scores: Sequence[Score], protocol: str | None = None) -> list[Table]:
+    """Return every table that applies to the scores: each benchmark's registered tables, then the trace crosstab.
+
+    With `protocol` ("official" or "robust", the protocol that made the scores) every title names it.
+    """
+    grouped: dict[str, list[Score]] = defaultdict(list)
+    for score in scores:
+        grouped[score.benchmark].append(score)
+    tables: list[Table] = []
+    for benchmark in sorted(grouped):
+        tables += scoring_spec(benchmark).tables(grouped[benchmark])
+    crosstab = trace_crosstab(scores)
+    if crosstab is not None:
+        tables.append(crosstab)
+    return name_protocol(tables, protocol)
 
 
 def method_table(scores: Sequence[Score]) -> Table:
@@ -25,7 +48,7 @@ def method_table(scores: Sequence[Score]) -> Table:
     methods = ("rule", "judge", "judge_error", "none", "error")
     table = Table("How scores were decided", ["Mode", *methods, "total"])
     for mode, group in by_mode(scores).items():
-        counts = Counter(score.method for score in group)
+        counts: Counter[str] = Counter(score.method for score in group)
         table.rows.append([mode, *(str(counts.get(m, 0)) for m in methods), str(len(group))])
     table.notes.append(
         "rule: settled by extraction and matching; judge: by the judge model; judge_error: the judge failed or "

@@ -2,6 +2,7 @@
 
 Every item of RUN/items.jsonl is scored in every arm of the manifest: a pair without a finished result (failed,
 stopped on a budget, or never run) is scored wrong with method "error", so that accuracies are over all items.
+A pair is scored by its benchmark's protocol, looked up in the registry (`score_pair`, `failed_pair`).
 Each benchmark is scored by its `official` protocol (the default), its `robust` one, or both (`SCORING_CHOICES`):
 with both, RUN/scores.jsonl holds the official scores and RUN/scores.robust.jsonl the robust ones.
 """
@@ -16,13 +17,15 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mcot.benchmarks.item import Item
 from mcot.eval.advice import MISSING_STATUS, advice
 from mcot.eval.errors import EvalError
 from mcot.eval.judges import JudgeCache, JudgeModel, load_templates
-from mcot.eval.protocols import Scorer
-from mcot.eval.registry import OFFICIAL, PROTOCOLS, ROBUST, scoring_spec
+from mcot.eval.protocol_names import OFFICIAL, PROTOCOLS, ROBUST
+from mcot.eval.protocols.scorer import FACET_KEYS, FAILED_STATUSES, Scorer, failed_score
+from mcot.eval.registry import scoring_spec
 from mcot.eval.rundir import MANIFEST, Run, Score, open_run, order_arms, write_scores, write_text_atomic
 from mcot.eval.verify import verify_trace
 
@@ -65,6 +68,45 @@ def default_cache_dir(run_root: Path) -> Path:
 MISSING_REASON = "the run has no result for this item and arm (interrupted, or not run yet)"
 
 
+async def score_pair(scorer: Scorer, item: Item, result: dict[str, Any]) -> Score:
+    """Return the score of one (item, result) pair under the scorer's protocol registered for the item's benchmark."""
+    base = Score(
+        id=item.id,
+        mode=str(result.get("mode")),
+        benchmark=item.benchmark,
+        category=item.category,
+        score=None,
+        correct=None,
+        method="none",
+    )
+    status = str(result.get("status", "ok"))
+    if status in FAILED_STATUSES:
+        reason = str(result.get("error") or f"the run ended this item with status {status!r}")
+        return await failed_pair(scorer, item, base.mode, status, reason)
+    base.details["status"] = status
+    text = str(result.get("prediction") or "")
+    await scoring_spec(item.benchmark).protocol_for(scorer.protocol)(scorer, item, text, result, base)
+    return base
+
+
+async def failed_pair(scorer: Scorer, item: Item, mode: str, status: str, reason: str) -> Score:
+    """Return the score of a pair the run did not finish: wrong, method "error", with the item's facets.
+
+    The facets (FACET_KEYS, e.g. GePBench's level, OmniPhys's task kind) are what the item's protocol records
+    for an empty answer without a judge, so that report tables put the failure in its cell.
+    """
+    score = failed_score(item, mode, status, reason)
+    probe = Score(item.id, mode, item.benchmark, item.category, None, None, "none")
+    judgeless = Scorer(templates=scorer.templates, items_root=scorer.items_root, run_root=scorer.run_root)
+    try:
+        protocol = scoring_spec(item.benchmark).protocol_for(scorer.protocol)
+        await protocol(judgeless, item, "", {"mode": mode, "status": status}, probe)
+    except Exception:  # a protocol that cannot read an empty answer leaves the failure without facets
+        return score
+    score.details.update({key: probe.details[key] for key in FACET_KEYS if key in probe.details})
+    return score
+
+
 def scored_arms(run: Run) -> list[str]:
     """Return the arms to score: the manifest's, then any other arm that results were recorded under."""
     arms = list(run.arms)
@@ -91,8 +133,8 @@ async def score_results(
             return copy.deepcopy(earlier)
         async with gate:
             if result is None:
-                return await scorer.failed(item, arm, MISSING_STATUS, MISSING_REASON)
-            score = await scorer.score(item, {**result, "mode": arm})
+                return await failed_pair(scorer, item, arm, MISSING_STATUS, MISSING_REASON)
+            score = await score_pair(scorer, item, {**result, "mode": arm})
         if run.arm_tools(arm) != ():
             verdict = verify_trace(item, run.trace(item.id, arm))
             if verdict is not None:

@@ -66,16 +66,8 @@ def _fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-BENCHMARK_FREE = frozenset({"gen_gepbench", "gen_games", "convert", "tools"})
-"""Command modules that never score or prompt, and so start without loading the benchmark declarations."""
-
-
 def dispatch(module: str, function: str, **kwargs: Any) -> None:
     """Import `mcot.commands.<module>` only when its command runs (fast start-up), and call it."""
-    if module not in BENCHMARK_FREE:
-        from mcot.declarations import declare_builtin
-
-        declare_builtin()
     command_module = importlib.import_module(f"mcot.commands.{module}")
     target: Callable[..., Any] = getattr(command_module, function)
     try:

@@ -12,7 +12,8 @@ with what is declared, plugins included, when the help is shown, and only then (
 from __future__ import annotations
 
 import re
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -129,21 +130,17 @@ class GeneratorGroup(HelpGroup):
 
 
 def _generator_command(name: str, description: str) -> Any:
-    import click
+    """Return the `mcot gen NAME` command of a declared item generator, built with Typer like every command."""
+    single = HelpTyper(add_completion=False)
 
-    def run(out: str, n: int, seed: int) -> None:
+    @single.command(name=name, help=f"{description} (items from a declared generator).")
+    def run(
+        out: Annotated[Path, typer.Option(metavar="DIR", help="items directory to create (must not hold files)")],
+        n: Annotated[int, typer.Option("--n", metavar="N", help="number of items")] = 100,
+        seed: Annotated[int, typer.Option(metavar="SEED", help="random seed (same seed, same bytes)")] = 0,
+    ) -> None:
         from mcot.cli import dispatch
 
         dispatch("gen_items", "gen_items", name=name, out=out, n=n, seed=seed)
 
-    return HelpCommand(
-        name=name,
-        help=f"{description} (items from a declared generator).",
-        callback=run,
-        params=[
-            click.Option(["--out"], required=True, metavar="DIR", help="items directory to create (must not hold files)"),
-            click.Option(["--n"], type=int, default=100, show_default=True, metavar="N", help="number of items"),
-            click.Option(["--seed"], type=int, default=0, show_default=True, metavar="SEED",
-                         help="random seed (same seed, same bytes)"),
-        ],
-    )  # fmt: skip
+    return typer.main.get_command(single)

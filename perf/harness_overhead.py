@@ -142,10 +142,8 @@ def mcot_worker(items: Path, url: str, arm: str, n: int, concurrency: int, out: 
 
     import mcot.commands.run
     from mcot.cli import app
-    from mcot.declarations import declare_builtin
 
     del mcot  # imported for their import time only
-    declare_builtin()
     argv = ["run", "--data", str(items), "--model", "openai-compatible:m", "--base-url", url, "--out", str(out)]
     argv += ["--mode", arm, "--limit", str(n), "--concurrency", str(concurrency)]
     cpu, wall = _cpu_s(), time.perf_counter()

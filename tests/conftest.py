@@ -1,9 +1,7 @@
-"""Every test sees the built-in benchmarks declared, as every `mcot` command does; rooms import as mcot.<room>."""
+"""Rooms import as mcot.<room> while the tests run (a top-level `import tools` is refused)."""
 
 import importlib.abc
 import sys
-
-from mcot.declarations import declare_builtin
 
 ROOMS = frozenset({"agents", "canvas", "tools", "benchmarks", "eval"})
 
@@ -22,4 +20,3 @@ class _RoomsOnlyUnderMcot(importlib.abc.MetaPathFinder):
 
 
 sys.meta_path.insert(0, _RoomsOnlyUnderMcot())
-declare_builtin()

@@ -1,40 +1,12 @@
-"""Each benchmark's scoring protocol, one module a benchmark, and the Scorer they share (see scorer.py)."""
+"""Each benchmark's scoring, one module a benchmark with fixed names, and the Scorer they share (see scorer.py).
 
-from mcot.eval.protocols.generic import games_protocol, generic_protocol
-from mcot.eval.protocols.gepbench import gepbench_official, gepbench_robust
-from mcot.eval.protocols.gobench import (
-    GOBENCH_DIMENSIONS,
-    gobench_official,
-    gobench_robust,
-    human_gobench_scores,
-    official_gobench_scores,
-    robust_gobench_scores,
-)
-from mcot.eval.protocols.omniphys import omniphys_kind, omniphys_official, omniphys_result_rule, omniphys_solution
-from mcot.eval.protocols.rbench_v import exact_reading, rbench_match, rbench_v_official, rbench_v_robust
+`rbench_v`, `gepbench`, `gobench`, `omniphys`, `games` and `generic` (the fallback for unregistered benchmarks)
+each hold exactly the names of mcot.eval.registry.MODULE_NAMES: `official` (the benchmark's published scoring,
+the default), `robust` (mcot's own extraction and matching; None where the benchmark has one protocol),
+`tables` (its report tables) and `verifier` (its trace verifier, or None). A declaration names the module
+(`ScoringSpec.from_module("mcot.eval.protocols.rbench_v")`); a plugin's protocol module has the same shape.
+"""
+
 from mcot.eval.protocols.scorer import FACET_KEYS, FAILED_STATUSES, Scorer, failed_score
 
-__all__ = [
-    "FACET_KEYS",
-    "FAILED_STATUSES",
-    "GOBENCH_DIMENSIONS",
-    "Scorer",
-    "exact_reading",
-    "failed_score",
-    "games_protocol",
-    "generic_protocol",
-    "gepbench_official",
-    "gepbench_robust",
-    "gobench_official",
-    "gobench_robust",
-    "human_gobench_scores",
-    "official_gobench_scores",
-    "omniphys_kind",
-    "omniphys_official",
-    "omniphys_result_rule",
-    "omniphys_solution",
-    "rbench_match",
-    "rbench_v_official",
-    "rbench_v_robust",
-    "robust_gobench_scores",
-]
+__all__ = ["FACET_KEYS", "FAILED_STATUSES", "Scorer", "failed_score"]

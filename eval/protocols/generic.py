@@ -1,23 +1,27 @@
-"""The generic protocol (by answer type) for benchmarks without their own, and the generated games' protocol."""
+"""The generic scoring, by answer type, for benchmarks without their own (the registry's fallback).
+
+Letters, yes/no and numbers are settled by rules; text by the `generic_match` judge. One protocol (no robust
+one), one accuracy-per-category table titled with the scores' benchmark name(s), no verifier.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from mcot.benchmarks.item import Item
 from mcot.eval import judges
-from mcot.eval.extract import (
-    extract_choice,
-    extract_final_answer,
-)
+from mcot.eval.extract import extract_choice, extract_final_answer, last_line
 from mcot.eval.match import match_answer, parse_quantity
-from mcot.eval.protocols.gepbench import gepbench_robust
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.rundir import Score
+from mcot.eval.tables import Table, category_table
+
+__all__ = ["official", "robust", "tables", "verifier"]
 
 
-async def generic_protocol(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
     """Any other benchmark, by answer type: letters, yes/no, numbers by rules; text by a judge."""
     if item.answer_type == "choice":
         letter = extract_choice(text, item.choices)
@@ -27,7 +31,7 @@ async def generic_protocol(scorer: Scorer, item: Item, text: str, result: dict[s
         return
     extracted = extract_final_answer(text)
     if extracted is None:
-        extracted = last_line(text) if item.answer_type in ("yesno", "text") else last_number(text)
+        extracted = last_line(text) if item.answer_type in ("yesno", "text") else _last_number(text)
     score.extracted = extracted
     verdict = match_answer(extracted, item.answer, answer_type=item.answer_type, choices=item.choices)
     if verdict.equal is not None:
@@ -49,21 +53,21 @@ async def generic_protocol(scorer: Scorer, item: Item, text: str, result: dict[s
     scorer.settle(score, bool(reply.value), "judge", match="judge-verdict")
 
 
-async def games_protocol(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
-    """Generated games: letters like GePBench; numbers by numeric match; the drawn trace is verified too."""
-    if item.answer_type == "choice":
-        await gepbench_robust(scorer, item, text, result, score)
-    else:
-        await generic_protocol(scorer, item, text, result, score)
+robust = None
+"""One protocol: `official` serves under both names."""
 
 
-def last_line(text: str) -> str | None:
-    """Return the last non-empty line of a response, stripped, or None."""
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return lines[-1] if lines else None
+def tables(scores: Sequence[Score]) -> list[Table]:
+    """Return one accuracy-per-category table titled with the scores' benchmark name(s)."""
+    names = sorted({s.benchmark for s in scores}) or ["scores"]
+    return [category_table(", ".join(names), scores)]
 
 
-def last_number(text: str) -> str | None:
+verifier = None
+"""No trace verifier: answers only."""
+
+
+def _last_number(text: str) -> str | None:
     """Return the last number (with its unit, if any) that parses as a quantity, or None."""
     numbers = re.findall(r"-?\d+(?:\.\d+)?(?:\s*(?:[a-zA-Z°%]+(?:/[a-zA-Z²]+)?))?", text)
     for candidate in reversed(numbers):

@@ -1,13 +1,15 @@
-"""GePBench's two scoring protocols: the paper's option-letter rule (official) and mcot's reading (robust).
+"""GePBench's scoring: the paper's option-letter rule (`official`), mcot's reading (`robust`), its table.
 
 Both compare one option letter with the item's answer (stored as a letter, or as the choice value as in the
 native files) and record `score.extracted`, `details["match"]` and the item's `details["level"]` (the report's
 easy/hard columns). Neither needs a judge; both are always `rule`. The rules, with an example each and the public
-engine's deviations, are in docs/scoring.md ("GePBench").
+engine's deviations, are in docs/scoring.md ("GePBench"). The table: accuracy per aspect × level, Avg the mean
+of the 12 cells (as in the paper). No trace verifier.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from mcot.benchmarks.item import Item
@@ -15,6 +17,12 @@ from mcot.eval.extract import extract_choice_robust, last_standalone_letter, opt
 from mcot.eval.match import normalize_text
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.rundir import Score
+from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, pct, tally
+
+__all__ = ["official", "robust", "tables", "verifier"]
+
+ASPECTS = ("existence", "counting", "size", "location", "reference", "relationship")
+LEVELS = ("easy", "hard")
 
 
 def answer_letter(item: Item) -> str | None:
@@ -40,13 +48,37 @@ def _settle(scorer: Scorer, item: Item, score: Score, letter: str | None, match:
     scorer.settle(score, letter is not None and letter == expected, match=match)
 
 
-async def gepbench_official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
     """Score by the paper's rule: the last standalone upper-case option letter in the response; none → wrong."""
     letter = last_standalone_letter(text, option_letters(item.choices))
     _settle(scorer, item, score, letter, "letter" if letter else "no-letter")
 
 
-async def gepbench_robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
     """Score by mcot's reading: boxed and explicit answers, negations, echoes, choice texts, lone lower-case letters."""
     letter, match = extract_choice_robust(text, item.choices)
     _settle(scorer, item, score, letter, match)
+
+
+def tables(scores: Sequence[Score]) -> list[Table]:
+    """Return GePBench accuracy per aspect × level per arm, Avg = the mean of the 12 cells, and the counts."""
+    columns = ["Mode", "Avg"] + [f"{a.capitalize()} ({lvl})" for lvl in LEVELS for a in ASPECTS]
+    table = Table("GePBench", [*columns, *COUNT_COLUMNS])
+    notes: list[str] = []
+    for mode, group in by_mode(scores).items():
+        cells: list[float | None] = []
+        for level in LEVELS:
+            for aspect in ASPECTS:
+                cell = [s for s in group if s.category == aspect and str(s.details.get("level", "easy")) == level]
+                cells.append(tally(cell).accuracy)
+        present = [cell for cell in cells if cell is not None]
+        avg = sum(present) / len(present) if present else None
+        table.rows.append([mode, pct(avg)] + [pct(cell) for cell in cells] + tally(group).counts())
+        if len(present) < len(cells):
+            notes.append(f"{mode}: Avg over the {len(present)} non-empty cells of {len(cells)}")
+    table.notes = ["Avg is the mean of the aspect × level cells (as in the paper)", *notes, *counts_notes(scores)]
+    return [table]
+
+
+verifier = None
+"""No trace verifier: answers only."""

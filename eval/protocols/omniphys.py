@@ -1,14 +1,17 @@
-"""OmniPhys's scoring protocol: S1 result score, S2/S3 process scores by a judge, diagram grades.
+"""OmniPhys's scoring: S1 result score, S2/S3 process scores by a judge, diagram grades; its table; its verifier.
 
 One protocol serves as both `official` and `robust`: the paper states the credit rules (single choice and
 true/false 1 or 0; multi-select and multi-slot fill-in partial credit only when no wrong option or slot is
 given; S2/S3 = n/m key steps) but no extraction rule finer than mcot's, so there is nothing to split. Strict
-mastery (P_obj, P_open) is counted in mcot.eval.metrics.omniphys_table over every objective / open item.
+mastery (P_obj, P_open) is counted in the table (`omniphys_table`) over every objective / open item. The
+verifier (mcot.eval.verify.verify_diagram_trace) checks a diagram-editing item's drawn solution path.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mcot.benchmarks.item import Item
@@ -18,16 +21,20 @@ from mcot.eval.extract import (
     extract_boxed_all,
     extract_choice_robust,
     extract_final_answer,
+    last_line,
     strip_latex_text,
     yes_no_value,
 )
 from mcot.eval.match import match_answer
-from mcot.eval.protocols.generic import last_line
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.rundir import Score
+from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, mean, num, pct, tally
+from mcot.eval.verify import verify_diagram_trace
+
+__all__ = ["official", "robust", "tables", "verifier"]
 
 
-async def omniphys_official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
     """OmniPhys: S1 (rules, else judge) and S2 for objective items, S3 for open ones, diagram grades."""
     kind = omniphys_kind(item)
     score.details["task"] = kind
@@ -71,6 +78,8 @@ async def omniphys_official(scorer: Scorer, item: Item, text: str, result: dict[
     score.details["s2"] = await _process(scorer, item, text, score, keep_method=True)
 
 
+robust = None
+"""One protocol: `official` serves under both names."""
 
 
 async def _process(scorer: Scorer, item: Item, text: str, score: Score, *, keep_method: bool = False) -> float | None:
@@ -218,12 +227,12 @@ def omniphys_result_rule(kind: str, text: str, item: Item) -> tuple[float | None
         chosen = {letter for run in re.findall(r"(?<![A-Za-z])([A-H]+)(?![A-Za-z])", source) for letter in run}
         if not chosen:
             chosen = _letters(source) if re.fullmatch(r"[A-Ha-h\s,、和and]+", source) else set()
-        truth = _letters(item.answer)
+        correct = _letters(item.answer)
         if not chosen:
             return 0.0, source
-        if chosen - truth:
+        if chosen - correct:
             return 0.0, "".join(sorted(chosen))
-        return len(chosen & truth) / len(truth), "".join(sorted(chosen))
+        return len(chosen & correct) / len(correct), "".join(sorted(chosen))
     if kind == "fill":
         given_slots = item.meta.get("slots")
         slots = (
@@ -286,3 +295,108 @@ def true_false_value(text: str) -> float | None:
     if match is not None:
         return 0.0 if match.group("no") else 1.0
     return yes_no_value(text)
+
+
+# ------------------------------------------------------------------------------------------ the table
+
+OMNIPHYS_OBJECTIVE = ("single", "multi", "tf", "fill")
+
+
+def omniphys_table(scores: Sequence[Score]) -> Table:
+    """Return OmniPhys S1, S2, S3, P_obj and P_open (percent) with the judge failures beside each P, the diagram
+    mean, and the counts per arm.
+
+    P_obj = objective items with S1 = S2 = 1 over all objective items; P_open = open items with S3 = 1 over all
+    open items. An item whose judge failed, that has no process score (no judge, no reference solution) or that
+    the run failed on is in the denominator and not mastered. A pair the run failed on scores 0 in every mean of
+    its task kind (S1 and S2 for objective items, S3 for open ones, the grade for diagrams).
+    """
+    columns = ["Mode", "S1", "S2", "S3", "P_obj", "P_obj judge errors", "P_open", "P_open judge errors", "Diagram"]
+    table = Table("OmniPhys", [*columns, *COUNT_COLUMNS])
+    notes: list[str] = []
+    for mode, group in by_mode(scores).items():
+
+        def values(key: str, kinds: tuple[str, ...], group: list[Score] = group) -> list[float]:
+            kept = [s for s in group if s.details.get("task") in kinds]
+            return [
+                0.0 if s.method == "error" else s.details[key]
+                for s in kept
+                if s.method == "error" or s.details.get(key) is not None
+            ]
+
+        objective = omniphys_mastery(group, OMNIPHYS_OBJECTIVE)
+        open_ended = omniphys_mastery(group, ("open",))
+        table.rows.append(
+            [
+                mode,
+                pct(mean(values("s1", OMNIPHYS_OBJECTIVE))),
+                pct(mean(values("s2", OMNIPHYS_OBJECTIVE))),
+                pct(mean(values("s3", ("open",)))),
+                pct(objective.share),
+                str(objective.judge_errors),
+                pct(open_ended.share),
+                str(open_ended.judge_errors),
+                num(mean(values("grade", ("diagram",)))),
+                *tally(group).counts(),
+            ]
+        )
+        for name, mastery in (("objective", objective), ("open", open_ended)):
+            if mastery.unscored:
+                notes.append(
+                    f"{mode}: {mastery.unscored} {name} item(s) have no process score (no judge or no reference "
+                    "solution) and count as not mastered"
+                )
+    table.notes = [
+        "S1 result score (objective), S2 process score n/m (objective), S3 process score (open); "
+        "P_obj = objective items with S1 = S2 = 1 / all objective items, P_open = open items with S3 = 1 / all "
+        "open items: an item whose judge failed (judge errors, beside each P) or that the run failed on counts as "
+        "not mastered; Diagram = mean grade (1 / 0.5 / 0); a pair the run failed on scores 0 in the means of its "
+        "task kind",
+        *notes,
+        *counts_notes(scores),
+    ]
+    return table
+
+
+@dataclass(frozen=True)
+class Mastery:
+    """Strict mastery of one task group: items, mastered ones, judge failures, items without a process score."""
+
+    n: int
+    mastered: int
+    judge_errors: int
+    unscored: int
+
+    @property
+    def share(self) -> float | None:
+        """Return mastered / n (every item of the group in the denominator), None when the group is empty."""
+        return self.mastered / self.n if self.n else None
+
+
+def omniphys_mastery(scores: Sequence[Score], kinds: tuple[str, ...]) -> Mastery:
+    """Return the strict mastery of the OmniPhys scores of task `kinds` (objective: S1 = S2 = 1; open: S3 = 1).
+
+    Judge errors: items whose result or process judge failed (method "judge_error", or `s2_error` recorded).
+    Unscored: items, neither failed in the run nor by a judge, that have no process score.
+    """
+    group = [s for s in scores if s.details.get("task") in kinds]
+    key = "s3" if kinds == ("open",) else "s2"
+    mastered = judge_errors = unscored = 0
+    for s in group:
+        if s.method == "error":
+            continue
+        if s.method == "judge_error" or "s2_error" in s.details:
+            judge_errors += 1
+        elif s.details.get(key) is None:
+            unscored += 1
+        elif s.details[key] == 1 and (key == "s3" or s.details.get("s1") == 1):
+            mastered += 1
+    return Mastery(len(group), mastered, judge_errors, unscored)
+
+
+def tables(scores: Sequence[Score]) -> list[Table]:
+    """Return the OmniPhys table of OmniPhys scores."""
+    return [omniphys_table(scores)]
+
+
+verifier = verify_diagram_trace

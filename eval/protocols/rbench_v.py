@@ -1,4 +1,4 @@
-"""RBench-V's two protocols: `official` (the published judge pipeline, to the letter) and `robust` (mcot's rules).
+"""RBench-V's scoring: `official` (the published judge pipeline, to the letter), `robust` (mcot's rules), its table.
 
 Official: the judge copies the final answer out of the response (`rbench_extract`, up to 5 tries at rising
 temperature); an extracted string equal to the standard answer once both are trimmed is correct with no
@@ -9,10 +9,14 @@ judge only `exact_reading` can settle an item (correct); everything else is unju
 Robust: the last `\\boxed{}` (or, for choice items, the option letter) is matched by rules (`rbench_match`:
 counts, angles, then `mcot.eval.match.match_answer`); what they cannot settle goes to the judge, once per stage.
 docs/scoring.md lists every rule of both.
+
+The table: accuracy per arm, Overall and w/o Math as micro means over items (as in the paper), each category.
+No trace verifier.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from mcot.benchmarks.item import Item
@@ -21,12 +25,16 @@ from mcot.eval.extract import extract_boxed, extract_boxed_all, extract_choice
 from mcot.eval.match import Match, match_angle, match_answer, parse_number, parse_quantity
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.rundir import Score
+from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, pct, tally
+
+__all__ = ["official", "robust", "tables", "verifier"]
 
 OFFICIAL_TRIES = 5
 """Calls per judge stage in the official protocol before the stage counts as failed (score 0)."""
 OFFICIAL_TEMPERATURE_STEP = 0.5
 """Try k of a stage is asked at temperature k × 0.5 (0, 0.5, 1.0, …) where the judge takes a temperature."""
 COUNTING = "counting"
+CATEGORIES = ("math", "physics", "counting", "game")
 
 
 def exact_reading(text: str, answer: str) -> str | None:
@@ -47,7 +55,7 @@ def exact_reading(text: str, answer: str) -> str | None:
     return None
 
 
-async def rbench_v_official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
     """RBench-V official: judge extraction, exact string or the judge's 0/1 verdict; 5 failed tries score 0."""
     if scorer.judge is None:
         rule = exact_reading(text, item.answer)
@@ -115,7 +123,7 @@ def rbench_match(extracted: str, item: Item, rel_tol: float) -> Match:
     return match_answer(extracted, item.answer, answer_type=item.answer_type, choices=item.choices, rel_tol=rel_tol)
 
 
-async def rbench_v_robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
     """RBench-V robust: the last boxed answer (or option letter) by rules, else judge extraction, rules, 0/1 verdict."""
     extracted = extract_boxed(text)
     if extracted is None and item.answer_type == "choice":
@@ -155,3 +163,23 @@ async def rbench_v_robust(scorer: Scorer, item: Item, text: str, result: dict[st
         scorer.judge_failed(score, reply)
         return
     scorer.settle(score, bool(reply.value), "judge", match="judge-verdict")
+
+
+def tables(scores: Sequence[Score]) -> list[Table]:
+    """Return RBench-V accuracy per arm: Overall and w/o Math (micro means), each category, and the counts."""
+    table = Table("RBench-V", ["Mode", "Overall", "w/o Math", "Math", "Physics", "Counting", "Game", *COUNT_COLUMNS])
+    for mode, group in by_mode(scores).items():
+        cats = {cat: tally(s for s in group if s.category.lower() == cat) for cat in CATEGORIES}
+        overall = tally(group)
+        without = tally(s for s in group if s.category.lower() != "math")
+        table.rows.append(
+            [mode, pct(overall.accuracy), pct(without.accuracy)]
+            + [pct(cats[cat].accuracy) for cat in CATEGORIES]
+            + overall.counts()
+        )
+    table.notes = ["Overall and w/o Math are micro means over items (as in the paper)", *counts_notes(scores)]
+    return [table]
+
+
+verifier = None
+"""No trace verifier: answers only."""

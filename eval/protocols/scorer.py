@@ -1,8 +1,9 @@
 """The Scorer: what every benchmark protocol gets besides the item (judge, templates, cache, roots), and failures.
 
-A protocol is a module-level coroutine `(scorer, item, text, result, score) -> None` that fills `score`; the
-benchmark's declaration registers it (mcot.eval.registry). A result that failed (status "error" or "budget") never
-reaches a protocol: it is scored `method: "error"`, wrong, with the status and reason in its details.
+A protocol is a module-level coroutine `(scorer, item, text, result, score) -> None` that fills `score` with the
+Scorer's helpers; the benchmark's protocol module names it `official` (and `robust`), and the scoring pass
+(mcot.eval.scoring.score_pair) looks it up in the registry. A result that failed (status "error" or "budget")
+never reaches a protocol: it is scored `method: "error"`, wrong, with the status and reason in its details.
 A protocol never guesses what it could not decide: without a judge, what rules cannot settle gets method
 "none" (unjudged); a judge that fails or replies unparsably gives method "judge_error". Both have `correct`
 None; the report counts them wrong in its accuracies and shows them in their own columns.
@@ -18,7 +19,7 @@ from mcot.benchmarks.item import Item, ItemError, contained_path
 from mcot.eval import judges
 from mcot.eval.judges import JudgeCache, JudgeModel, JudgeReply, Template
 from mcot.eval.match import DEFAULT_REL_TOL
-from mcot.eval.registry import OFFICIAL, scoring_spec
+from mcot.eval.protocol_names import OFFICIAL
 from mcot.eval.rundir import Score
 
 FAILED_STATUSES = ("error", "budget")
@@ -54,45 +55,6 @@ class Scorer:
     protocol: str = OFFICIAL
     """Which of the benchmark's protocols scores: "official" (the published one) or "robust" (mcot's own)."""
 
-    async def score(self, item: Item, result: dict[str, Any]) -> Score:
-        """Return the score of one (item, result) pair under the protocol registered for the item's benchmark."""
-        base = Score(
-            id=item.id,
-            mode=str(result.get("mode")),
-            benchmark=item.benchmark,
-            category=item.category,
-            score=None,
-            correct=None,
-            method="none",
-        )
-        status = str(result.get("status", "ok"))
-        if status in FAILED_STATUSES:
-            reason = str(result.get("error") or f"the run ended this item with status {status!r}")
-            return await self.failed(item, base.mode, status, reason)
-        base.details["status"] = status
-        text = str(result.get("prediction") or "")
-        await scoring_spec(item.benchmark).protocol_for(self.protocol)(self, item, text, result, base)
-        return base
-
-    async def failed(self, item: Item, mode: str, status: str, reason: str) -> Score:
-        """Return the score of a pair the run did not finish: wrong, method "error", with the item's facets.
-
-        The facets (FACET_KEYS, e.g. GePBench's level, OmniPhys's task kind) are what the item's protocol
-        records for an empty answer without a judge, so that report tables put the failure in its cell.
-        """
-        score = failed_score(item, mode, status, reason)
-        probe = Score(item.id, mode, item.benchmark, item.category, None, None, "none")
-        judgeless = Scorer(templates=self.templates, items_root=self.items_root, run_root=self.run_root)
-        try:
-            protocol = scoring_spec(item.benchmark).protocol_for(self.protocol)
-            await protocol(judgeless, item, "", {"mode": mode, "status": status}, probe)
-        except Exception:  # a protocol that cannot read an empty answer leaves the failure without facets
-            return score
-        score.details.update({key: probe.details[key] for key in FACET_KEYS if key in probe.details})
-        return score
-
-    # ---------------------------------------------------------------------------------------- helpers
-
     def settle(self, score: Score, correct: bool, method: str = "rule", **details: Any) -> None:
         """Mark `score` decided (1.0 or 0.0) by `method`, with `details` added; returns nothing."""
         score.correct = correct
@@ -116,7 +78,7 @@ class Scorer:
         """Return the judge's parsed reply to template `name` filled with `values` (cached); needs a judge."""
         assert self.judge is not None
         return await judges.ask_judge(
-            self.judge, self.templates[name], parse, cache=self.cache, images=images, **values
+            self.judge, self.templates[name], parse, cache=self.cache, images=images, temperature=None, **values
         )
 
     def image(self, relative: str, *, run: bool = False) -> bytes | None:

@@ -22,9 +22,9 @@ def run_score(
     `protocol` is "official" (each benchmark's published scoring, the default), "robust" (mcot's own) or
     "both" (official in scores.jsonl, robust in scores.robust.jsonl, and the pairs they read differently).
     """
-    from mcot.eval.metrics import benchmark_tables, name_protocol
-    from mcot.eval.report import differences_table, method_table
+    from mcot.eval.report import benchmark_tables, differences_table, method_table
     from mcot.eval.scoring import ROBUST_SCORES, check_protocol, score_run
+    from mcot.eval.tables import name_protocol
 
     try:
         check_protocol(protocol)

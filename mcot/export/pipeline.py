@@ -103,10 +103,8 @@ def _scored(
     """Return the run and its scores, scoring it first when asked and unscored; warn when it stays unscored."""
     scores = read_run_scores(run)
     if scores is None and score:
-        from mcot.declarations import declare_builtin
         from mcot.eval.scoring import score_run
 
-        declare_builtin()
         score_run(run.root)
         run = open_run(run.root)
         scores, summary.scored_now = read_run_scores(run), True

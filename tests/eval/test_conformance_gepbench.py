@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 from mcot.benchmarks.item import Item
-from mcot.eval.protocols.gepbench import answer_letter, gepbench_official, gepbench_robust
+from mcot.eval.protocols.gepbench import answer_letter
+from mcot.eval.protocols.gepbench import official as gepbench_official
+from mcot.eval.protocols.gepbench import robust as gepbench_robust
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.registry import ProtocolFn
 from mcot.eval.rundir import Score

@@ -16,15 +16,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcot.benchmarks.item import Item
-from mcot.eval.metrics import gobench_understanding_tables, scaled_proximity_score
-from mcot.eval.protocols.gobench import (
+from mcot.eval.protocols._gobench_understanding import (
     GOBENCH_DIMENSIONS,
-    gobench_official,
-    gobench_robust,
     official_gobench_scores,
     robust_gobench_scores,
 )
+from mcot.eval.protocols._gobench_understanding import understanding_tables as gobench_understanding_tables
+from mcot.eval.protocols.gobench import official as gobench_official
+from mcot.eval.protocols.gobench import robust as gobench_robust
 from mcot.eval.protocols.scorer import Scorer, failed_score
+from mcot.eval.proximity import scaled_proximity_score
 from mcot.eval.registry import ProtocolFn
 from mcot.eval.rundir import Score
 

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 from mcot.benchmarks.item import Item
-from mcot.eval.metrics import omniphys_table, omniphys_tables
-from mcot.eval.protocols.omniphys import omniphys_official
+from mcot.eval.protocols.omniphys import official as omniphys_official
+from mcot.eval.protocols.omniphys import omniphys_table
+from mcot.eval.protocols.omniphys import tables as omniphys_tables
 from mcot.eval.protocols.scorer import Scorer, failed_score
 from mcot.eval.registry import OFFICIAL, ROBUST, ScoringSpec
 from mcot.eval.rundir import Score

@@ -17,7 +17,9 @@ from typing import Any
 import pytest
 from mcot.benchmarks.item import Item
 from mcot.eval.judges import load_templates
-from mcot.eval.protocols import Scorer, rbench_v_official, rbench_v_robust
+from mcot.eval.protocols import Scorer
+from mcot.eval.protocols.rbench_v import official as rbench_v_official
+from mcot.eval.protocols.rbench_v import robust as rbench_v_robust
 from mcot.eval.registry import OFFICIAL, ROBUST, scoring_spec
 from mcot.eval.rundir import Score
 

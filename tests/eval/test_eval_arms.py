@@ -10,7 +10,7 @@ from handmade import MakeRun, ok
 from mcot.benchmarks.item import Item
 from mcot.eval.compare import choose_pairs, compare_runs
 from mcot.eval.errors import EvalError
-from mcot.eval.metrics import benchmark_tables
+from mcot.eval.report import benchmark_tables
 from mcot.eval.scoring import score_run
 
 from mcot.commands.compare import run_compare

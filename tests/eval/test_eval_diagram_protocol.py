@@ -13,6 +13,7 @@ from mcot.benchmarks.item import Item, read_items
 from mcot.eval.judges import JudgeCache
 from mcot.eval.protocols import Scorer
 from mcot.eval.protocols.omniphys import produced_image_path
+from mcot.eval.scoring import score_pair
 
 
 class GradingJudge:
@@ -41,7 +42,7 @@ def diagram(tmp_path: Path) -> tuple[Item, Path, Path]:
 
 def _score(item: Item, root: Path, run: Path, result: dict[str, Any], judge: GradingJudge | None = None) -> Any:
     scorer = Scorer(judge=judge, items_root=root, run_root=run, cache=JudgeCache(run / "cache") if judge else None)
-    return asyncio.run(scorer.score(item, {"mode": "canvas", "status": "ok", **result}))
+    return asyncio.run(score_pair(scorer, item, {"mode": "canvas", "status": "ok", **result}))
 
 
 def test_the_judge_sees_input_reference_and_output_in_that_order(diagram: tuple[Item, Path, Path]) -> None:
@@ -102,7 +103,7 @@ def test_unjudged_without_a_judge_a_readable_output_or_the_items_diagrams(diagra
 def test_a_failed_pair_keeps_its_task_facet(diagram: tuple[Item, Path, Path]) -> None:
     item, root, run = diagram
     scorer = Scorer(items_root=root, run_root=run)
-    score = asyncio.run(scorer.score(item, {"mode": "canvas", "status": "budget", "error": "step budget spent"}))
+    score = asyncio.run(score_pair(scorer, item, {"mode": "canvas", "status": "budget", "error": "step budget spent"}))
     assert (score.method, score.score, score.details["task"]) == ("error", 0.0, "diagram")
 
 

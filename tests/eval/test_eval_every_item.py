@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from handmade import MakeRun, failed, ok
 from mcot.benchmarks.item import Item
-from mcot.eval.metrics import benchmark_tables, gobench_understanding_tables
+from mcot.eval.protocols._gobench_understanding import understanding_tables
+from mcot.eval.report import benchmark_tables
 from mcot.eval.rundir import read_jsonl, read_scores
 from mcot.eval.scoring import score_run
 
@@ -177,7 +178,7 @@ def test_gobench_sps_counts_a_failed_item_beside_the_means_it_leaves() -> None:
     lost = Score(
         "b", "text", "gobench", "reflect", 0.0, False, "error", details={"status": "error", "task": "understanding"}
     )
-    sps = gobench_understanding_tables([done, lost])[0]
+    sps = understanding_tables([done, lost])[0]
     # as VLMEvalKit counts a failed prediction: it leaves the three means, and the table counts it
     assert sps.rows[0] == ["text", "100.0", "100.0", "100.0", "100.0", "2", "1", "0", "0", "1 / 1 / 1"]
 

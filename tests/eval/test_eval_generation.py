@@ -22,13 +22,15 @@ from mcot.eval.calibration import (
     answer_word,
     calibrate,
     calibration_pairs,
+    judge_calibration_table,
     known_answer,
     known_answers,
 )
-from mcot.eval.metrics import Table, gobench_tables, judge_calibration_table
-from mcot.eval.protocols.gobench import generation_questions
+from mcot.eval.protocols._gobench_generation import generation_questions
+from mcot.eval.protocols.gobench import tables as gobench_tables
 from mcot.eval.rundir import Score, read_scores
 from mcot.eval.scoring import ROBUST_SCORES, score_run
+from mcot.eval.tables import Table
 from PIL import Image
 from scipy import stats
 

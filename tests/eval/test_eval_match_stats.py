@@ -8,17 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcot.eval.match import match_answer, normalize_text, parse_number, parse_quantity
-from mcot.eval.metrics import (
-    gepbench_table,
-    gobench_understanding_tables,
-    micro_mean,
-    omniphys_table,
-    rbench_table,
-    scaled_proximity_score,
-    tally,
-)
+from mcot.eval.protocols import gepbench, rbench_v
+from mcot.eval.protocols._gobench_understanding import understanding_tables
+from mcot.eval.protocols.omniphys import omniphys_table
+from mcot.eval.proximity import scaled_proximity_score
 from mcot.eval.rundir import Score
 from mcot.eval.stats import mcnemar_exact, paired_bootstrap, plcc, rank_average, srcc, wilson_interval
+from mcot.eval.tables import micro_mean, tally
 from scipy import stats as scipy_stats
 
 MATCH_CASES = [
@@ -167,7 +163,7 @@ def test_rbench_table_from_item_scores() -> None:
         + _scores("rbench-v", "counting", 43, 152)
         + _scores("rbench-v", "game", 47, 228)
     )
-    table = rbench_table(scores)
+    [table] = rbench_v.tables(scores)
     assert table.rows[0][:7] == ["text", "25.8", "19.5", "48.3", "20.4", "22.1", "17.1"]
 
 
@@ -179,7 +175,7 @@ def test_unjudged_judge_errors_and_run_errors_count_wrong_in_n() -> None:
     counts = tally(scores)
     assert (counts.n, counts.correct, counts.errors, counts.unjudged, counts.judge_errors) == (5, 1, 1, 1, 1)
     assert counts.accuracy == 0.2 and counts.upper == 0.4
-    table = rbench_table(scores)
+    [table] = rbench_v.tables(scores)
     assert table.columns[-4:] == ["n", "errors", "unjudged", "judge errors"]
     assert table.rows[0][1] == "20.0" and table.rows[0][-4:] == ["5", "1", "1", "1"]
     assert any("[20.0, 40.0]" in note for note in table.notes)
@@ -192,7 +188,7 @@ def test_gepbench_avg_is_the_mean_of_twelve_cells() -> None:
         for aspect in aspects:
             scores += _scores("gepbench", aspect, right, 4 - right, level=level)
     scores += _scores("gepbench", "size", 4, 0, level="easy")  # size/easy: 7 of 8
-    table = gepbench_table(scores)
+    [table] = gepbench.tables(scores)
     cells = [75.0] * 6 + [25.0] * 6
     cells[2] = 87.5
     assert table.rows[0][1] == f"{sum(cells) / 12:.1f}"
@@ -231,7 +227,7 @@ def test_gobench_sps_table_excludes_and_counts_unparsable() -> None:
             {"authenticity": 4.0, "aesthetics": 4.8, "fidelity": 2.0},
         ),
     ]
-    sps = gobench_understanding_tables(scores)[0]
+    sps = understanding_tables(scores)[0]
     # authenticity: 0.6, 1, 0 -> 53.3; aesthetics: 1, (b excluded), 0.6 -> 80.0; fidelity: 0, 0.8, 1 -> 60.0
     assert sps.rows[0] == ["text", "64.4", "53.3", "80.0", "60.0", "3", "0", "1", "0", "3 / 2 / 3"]
 

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from handmade import MakeRun, ok
 from mcot.benchmarks.item import Item
-from mcot.eval.metrics import Table, generic_tables, tally
-from mcot.eval.protocols import Scorer, generic_protocol
-from mcot.eval.registry import ScoringSpec, register_scoring, scoring_spec, unregister_scoring
+from mcot.eval.protocols import Scorer, generic
+from mcot.eval.registry import scoring_spec
 from mcot.eval.rundir import Score
 from mcot.eval.scoring import score_run
+from mcot.eval.tables import Table, tally
 from mcot.eval.verify import TraceVerdict
+
+from mcot import declare_benchmark
+from mcot.registry import BENCHMARKS
 
 
 async def parity_protocol(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
@@ -35,16 +39,17 @@ def drew_something(item: Item, steps: Sequence[dict[str, Any]] | None) -> TraceV
 
 @pytest.fixture()
 def parity() -> Iterator[None]:
-    register_scoring("parity", ScoringSpec(parity_protocol, parity_tables, drew_something))
+    protocols = SimpleNamespace(official=parity_protocol, tables=parity_tables, verifier=drew_something)
+    declare_benchmark("parity", description="odd or even", protocols=protocols)
     yield
-    unregister_scoring("parity")
+    BENCHMARKS.unregister("parity")
 
 
 def test_an_unregistered_benchmark_gets_the_generic_scoring() -> None:
     spec = scoring_spec("never-declared")
-    assert (spec.protocol, spec.tables, spec.verifier) == (generic_protocol, generic_tables, None)
+    assert (spec.protocol, spec.tables, spec.verifier, spec.robust) == (generic.official, generic.tables, None, None)
     score = Score("x", "text", "never-declared", "cat", 1.0, True, "rule")
-    assert generic_tables([score])[0].title == "never-declared"
+    assert generic.tables([score])[0].title == "never-declared"
 
 
 def test_a_toy_benchmark_is_scored_tabled_and_verified_through_its_registration(

@@ -26,9 +26,10 @@ from mcot.eval.figures import (
     distribution_chart,
     result_values,
 )
-from mcot.eval.metrics import TRACE_TITLE, benchmark_tables
+from mcot.eval.report import benchmark_tables
 from mcot.eval.rundir import open_run, read_scores
 from mcot.eval.scoring import score_run
+from mcot.eval.trace_table import TRACE_TITLE
 from mcot.eval.verify import VERIFIERS
 from PIL import Image
 

@@ -18,7 +18,8 @@ from mcot.benchmarks.item import Item, write_items
 from mcot.eval.compare import compare_runs
 from mcot.eval.errors import EvalError, TemplateError
 from mcot.eval.judges import load_templates
-from mcot.eval.protocols import omniphys_kind, omniphys_result_rule, robust_gobench_scores
+from mcot.eval.protocols._gobench_understanding import robust_gobench_scores
+from mcot.eval.protocols.omniphys import omniphys_kind, omniphys_result_rule
 from mcot.eval.rundir import read_scores
 from mcot.eval.scoring import score_run
 

@@ -22,18 +22,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from mcot.benchmarks.item import Item
 from mcot.eval import judges
-from mcot.eval.protocols import (
-    Scorer,
-    games_protocol,
-    generic_protocol,
-    gepbench_official,
-    gepbench_robust,
-    gobench_official,
-    gobench_robust,
-    omniphys_official,
-    rbench_v_official,
-    rbench_v_robust,
-)
+from mcot.eval.protocols import Scorer, games, generic, gepbench, gobench, omniphys, rbench_v
 from mcot.eval.rundir import Score
 from PIL import Image
 
@@ -41,15 +30,15 @@ EXAMPLES = int(os.environ.get("PROTOCOL_FUZZ_EXAMPLES", "30"))
 """Replies tried per (protocol, item) case (CI size)."""
 
 PROTOCOLS = {
-    "generic": generic_protocol,
-    "games": games_protocol,
-    "gepbench official": gepbench_official,
-    "gepbench robust": gepbench_robust,
-    "gobench official": gobench_official,
-    "gobench robust": gobench_robust,
-    "omniphys": omniphys_official,
-    "rbench-v official": rbench_v_official,
-    "rbench-v robust": rbench_v_robust,
+    "generic": generic.official,
+    "games": games.official,
+    "gepbench official": gepbench.official,
+    "gepbench robust": gepbench.robust,
+    "gobench official": gobench.official,
+    "gobench robust": gobench.robust,
+    "omniphys": omniphys.official,
+    "rbench-v official": rbench_v.official,
+    "rbench-v robust": rbench_v.robust,
 }
 METHODS = {"rule", "judge", "judge_error", "none", "error"}
 

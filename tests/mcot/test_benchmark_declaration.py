@@ -11,8 +11,8 @@ import pytest
 from mcot.agents.fake_provider import FakeProvider, Reply
 from mcot.agents.prompts import PromptTemplate
 from mcot.benchmarks.item import Item, write_items
-from mcot.eval.metrics import Table
 from mcot.eval.rundir import Score, read_jsonl
+from mcot.eval.tables import Table
 
 from mcot import Benchmark, declare_answer_form, declare_benchmark
 from mcot.commands.score import run_score

@@ -8,8 +8,6 @@ from __future__ import annotations
 import base64
 import io
 import json
-from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,27 +16,16 @@ import pytest
 from mcot.agents.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import read_items
 from mcot.canvas import Canvas
-from mcot.eval.registry import register_scoring, scoring_spec
 from mcot.eval.rundir import read_jsonl
-from mcot.eval.verify import trace_ops, verify_diagram_trace
+from mcot.eval.verify import trace_ops
 from PIL import Image, ImageChops
 from typer.testing import CliRunner
 
 from mcot.cli import app
 
 
-@pytest.fixture(autouse=True)
-def omniphys_verifier() -> Iterator[None]:
-    """Give OmniPhys the diagram verifier (as its declaration in mcot/declarations.py does once wired); restore after."""
-    original = scoring_spec("omniphys")
-    if original.verifier is None:
-        register_scoring("omniphys", replace(original, verifier=verify_diagram_trace))
-    yield
-    register_scoring("omniphys", original)
-
-
 def mcot(*args: str) -> str:
-    """Run an mcot command in this process (so the registration above applies); return its output."""
+    """Run an mcot command in this process; return its output."""
     result = CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return result.output

@@ -9,7 +9,7 @@ import pytest
 
 # loaded only when needed: scoring (numpy, every protocol), the canvas renderer (cairo's declaration parsing),
 # physics (pymunk), the OpenAI SDK (an OpenAI-compatible server over http needs none of it)
-HEAVY = ("numpy", "cairocffi", "pymunk", "openai", "anthropic", "mcot.eval.metrics", "mcot.eval.protocols", "matplotlib")
+HEAVY = ("numpy", "cairocffi", "pymunk", "openai", "anthropic", "mcot.eval.tables", "mcot.eval.protocols", "matplotlib")
 
 
 def _loaded(code: str) -> set[str]:
@@ -22,9 +22,9 @@ def _loaded(code: str) -> set[str]:
 def test_the_run_path_declares_benchmarks_and_opens_a_blob_store_without_heavy_modules() -> None:
     loaded = _loaded(
         "import mcot.cli, mcot.runner, mcot.commands.run\n"
-        "from mcot.declarations import declare_builtin\n"
-        "declare_builtin()\n"
-        "from canvas import BlobStore\n"
+        "from mcot.registry import BENCHMARKS, TOOLSETS\n"
+        "BENCHMARKS.names(), TOOLSETS.get('canvas').tools()\n"
+        "from mcot.canvas import BlobStore\n"
         "from mcot.agents.backends import load_model\n"
         "load_model('openai-compatible:m', base_url='http://127.0.0.1:9/v1')\n"
         "from mcot.agents.prompts import render_task\n"
@@ -33,34 +33,22 @@ def test_the_run_path_declares_benchmarks_and_opens_a_blob_store_without_heavy_m
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
-def test_help_loads_neither_the_solver_nor_the_sdks() -> None:
+def test_help_loads_neither_the_solver_nor_the_sdks_nor_any_plugin() -> None:
     loaded = _loaded("import mcot.cli")
-    assert not loaded & {"langgraph", "mcot.agents.solver", "openai", "numpy", "cairocffi", "mcot.eval.metrics"}
+    heavy = {"langgraph", "mcot.agents.solver", "openai", "numpy", "cairocffi", "mcot.eval.tables", "pydantic"}
+    assert not loaded & heavy, sorted(loaded & heavy)
+    assert "mcot.builtin" not in loaded and "mcot.plugins" not in loaded
 
 
 @pytest.mark.parametrize(
     ("name", "module"), [("games", "mcot.eval.protocols"), ("rbench-v", "mcot.eval.protocols"), ("omniphys", "mcot.eval.verify")]
 )
 def test_scoring_functions_are_the_real_ones_once_looked_up(name: str, module: str) -> None:
-    from mcot.eval.registry import Deferred, scoring_spec
+    from mcot.eval.registry import scoring_spec
 
-    from mcot.declarations import declare_builtin
-
-    declare_builtin()
     spec = scoring_spec(name)
-    assert not isinstance(spec.protocol, Deferred) and not isinstance(spec.tables, Deferred)
     assert spec.protocol.__module__.startswith("mcot.eval.protocols")
-    assert spec.tables.__module__ == "mcot.eval.metrics"
+    assert spec.tables.__module__.startswith("mcot.eval.protocols")
     if spec.verifier is not None:
-        assert spec.verifier.__module__ == "mcot.eval.verify"
+        assert spec.verifier.__module__.startswith("mcot.eval.verify")
     assert module in sys.modules
-
-
-def test_a_deferred_function_is_picklable_and_callable() -> None:
-    import pickle
-
-    from mcot.eval.registry import Deferred
-
-    deferred = pickle.loads(pickle.dumps(Deferred("math", "hypot")))
-    assert deferred(3, 4) == 5.0
-    assert deferred.resolve() is __import__("math").hypot
