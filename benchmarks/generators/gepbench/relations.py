@@ -23,6 +23,8 @@ from mcot.benchmarks.generators.gepbench.sampling import (
 )
 from mcot.benchmarks.generators.gepbench.shapes import Shape
 
+from mcot.geometry import reflect_points
+
 RELATION_WORDS: tuple[str, ...] = (
     "tangent",
     "parallel",
@@ -234,13 +236,6 @@ def similar_polygon(base: Shape, rng: np.random.Generator) -> Shape | None:
     return _valid(sh.polygon(base.kind, moved))  # type: ignore[arg-type]
 
 
-def reflect(points: np.ndarray, point: np.ndarray, direction: np.ndarray) -> np.ndarray:
-    """Return `points` mirrored across the line through `point` with unit `direction`."""
-    rel = points - point
-    along = rel @ direction
-    return point + 2.0 * along[:, None] * direction - rel
-
-
 def mirror_image(base: Shape, rng: np.random.Generator) -> Shape | None:
     """Return the mirror image of an irregular polygon across an implied axis beside or through it.
 
@@ -254,7 +249,7 @@ def mirror_image(base: Shape, rng: np.random.Generator) -> Shape | None:
     direction = np.array([math.cos(ang), math.sin(ang)])
     normal = np.array([-direction[1], direction[0]]) * (1 if rng.random() < 0.5 else -1)
     point = center + normal * reach * float(rng.uniform(0.3, 1.6))
-    mirrored = reflect(pts, point, direction)[::-1]  # reversed: the same turning sense as listed before
+    mirrored = reflect_points(pts, point, direction)[::-1]  # reversed: the same turning sense as listed before
     moved = [(float(x), float(y)) for x, y in mirrored]
     axis_point = point + direction * float((center - point) @ direction)  # the foot of the centroid
     new = sh.polygon(base.kind, moved, mirror_axis=[axis_point.tolist(), direction.tolist()])
