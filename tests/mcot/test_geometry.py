@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from mcot import geometry as g
 
 _coord = st.floats(-1000, 1000)

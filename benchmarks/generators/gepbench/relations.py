@@ -90,7 +90,7 @@ def _valid(shape: Shape) -> Shape | None:
 
 def _center_radius(shape: Shape) -> tuple[tuple[float, float], float]:
     p = shape.params
-    return (tuple(p["center"]), float(p.get("radius", p.get("major_axis", 0.0))))  # type: ignore[return-value]
+    return (tuple(p["center"]), float(p.get("radius", p.get("major_axis", 0.0))))
 
 
 def tangent_line(base: Shape, rng: np.random.Generator) -> Shape | None:
@@ -137,7 +137,7 @@ def parallel_line(base: Shape, rng: np.random.Generator) -> Shape | None:
     n = np.array([-d[1], d[0]]) * float(rng.uniform(0.06, 0.3)) * (1 if rng.random() < 0.5 else -1)
     mid = np.mean(base.array, axis=0) + n + d * float(rng.uniform(-0.15, 0.15))
     half = float(rng.uniform(*LINE_LENGTH)) / 2
-    return _valid(sh.segment(tuple(mid - half * d), tuple(mid + half * d)))  # type: ignore[arg-type]
+    return _valid(sh.segment(tuple(mid - half * d), tuple(mid + half * d)))
 
 
 def perpendicular_line(base: Shape, rng: np.random.Generator) -> Shape | None:
@@ -148,7 +148,7 @@ def perpendicular_line(base: Shape, rng: np.random.Generator) -> Shape | None:
     foot = np.array([x0, y0]) + (np.array([x1, y1]) - np.array([x0, y0])) * float(rng.uniform(0.25, 0.75))
     length = float(rng.uniform(*LINE_LENGTH))
     f = float(rng.uniform(0.25, 0.75)) if rng.random() < 0.6 else float(rng.choice([-0.3, 1.3]))
-    return _valid(sh.segment(tuple(foot - f * length * n), tuple(foot + (1 - f) * length * n)))  # type: ignore[arg-type]
+    return _valid(sh.segment(tuple(foot - f * length * n), tuple(foot + (1 - f) * length * n)))
 
 
 def circumcircle(base: Shape, rng: np.random.Generator) -> Shape | None:
@@ -174,7 +174,7 @@ def incircle(base: Shape, rng: np.random.Generator) -> Shape | None:
         b = np.linalg.norm(pts[0] - pts[2])
         c = np.linalg.norm(pts[0] - pts[1])
         center = (a * pts[0] + b * pts[1] + c * pts[2]) / (a + b + c)
-        r = base.area / ((a + b + c) / 2)
+        r = float(base.area / ((a + b + c) / 2))
     else:
         n = REGULAR_N[base.kind]
         center = pts.mean(axis=0)
