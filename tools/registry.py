@@ -72,6 +72,11 @@ def tool(group: str, example: dict[str, Any] | None = None) -> Callable[[ToolFn]
     return register
 
 
+def unregister(name: str) -> None:
+    """Remove the tool registered as `name` (no error if absent); returns nothing."""
+    _TOOLS.pop(name, None)
+
+
 def _unwrap(doc: str) -> str:
     """Return the docstring with its hard line breaks joined (paragraphs stay apart), as a model should read it."""
     return "\n\n".join(" ".join(p.split()) for p in doc.split("\n\n") if p.strip())

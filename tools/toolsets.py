@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable
 from functools import cache
 
-from mcot.tools.canvas_ops import CANVAS_TOOLS
+from mcot.tools.canvas_ops import canvas_tools
 from mcot.tools.errors import ToolError
 from mcot.tools.registry import lookup, registry
 
@@ -26,7 +26,7 @@ def toolset(name: str) -> tuple[str, ...]:
     if name == "text":
         return ()
     if name == "canvas":
-        return CANVAS_TOOLS
+        return canvas_tools()
     if name == "tools":
         return tuple(registry())
     close = difflib.get_close_matches(name, TOOLSET_NAMES, n=1)
@@ -50,7 +50,7 @@ def custom_toolset(names: Iterable[str]) -> tuple[str, ...]:
 
 def domain_tools() -> tuple[str, ...]:
     """Return every registered tool that is not a canvas operation."""
-    return tuple(name for name in registry() if name not in CANVAS_TOOLS)
+    return tuple(name for name in registry() if name not in canvas_tools())
 
 
 @cache
