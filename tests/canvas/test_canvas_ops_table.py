@@ -1,5 +1,5 @@
 """The op table: a canvas operation declared once is seen by the tool schemas, the prompt, the renderer, the SVG
-writer, transforms and edits; and the table is the one source of the built-in ops."""
+writer, transforms, edits and the trace verifiers' replay; and the table is the one source of the built-in ops."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from mcot.canvas import (
     record_ops,
     remove_op,
 )
+from mcot.eval.verify import candidate_paths, drawn_elements
 from mcot.tools import call, canvas_tools, openai_tools, registry
 from mcot.tools.canvas_ops import prompt_listing
 from mcot.tools.toolsets import schema_sha256, toolset
@@ -138,6 +139,10 @@ def test_a_declared_op_moves_edits_undoes_and_replays(cross: OpSpec) -> None:
     c.redo()
     replayed = Canvas.replay((200, 200), c.log)
     assert replayed.snapshot().sha256 == c.snapshot().sha256 and replayed.svg() == c.svg()
+    # the verifiers' replay reads the element's path from its kind, and chains it as the kind says
+    assert drawn_elements(c.log) == [("segment", [(100.0, 60.0), (140.0, 100.0)])]
+    line = {"op": "draw_line", "args": {"start": [140, 100], "end": [190, 100]}, "id": "e2"}
+    assert candidate_paths([*c.log, line]) == [[(100.0, 60.0), (140.0, 100.0), (190.0, 100.0)]]
 
 
 def test_a_removed_op_is_gone_everywhere() -> None:

@@ -52,7 +52,7 @@ def test_scoring_functions_are_the_real_ones_once_looked_up(name: str, module: s
     assert spec.protocol.__module__.startswith("mcot.eval.protocols")
     assert spec.tables.__module__ == "mcot.eval.metrics"
     if spec.verifier is not None:
-        assert spec.verifier.__module__ == "mcot.eval.verify"
+        assert spec.verifier.__module__.startswith("mcot.eval.verify")
     assert module in sys.modules
 
 
