@@ -21,20 +21,20 @@ def build_props(kind: str, given: Mapping[str, Any], op: str | None = None) -> d
     Raises CanvasError naming the argument for an unknown one (``op`` names the operation in the message), a
     missing required one, or a value the kind's check refuses.
     """
-    spec = kind_properties(element_kind(kind))
-    unknown = [name for name in given if name not in spec]
-    if unknown:
+    spec = kind_properties(kind)
+    if not given.keys() <= spec.keys():
+        unknown = next(name for name in given if name not in spec)
         raise CanvasError(
-            f"bad arguments for {op or kind}: no argument {unknown[0]!r}; its arguments are {', '.join(spec)}"
+            f"bad arguments for {op or kind}: no argument {unknown!r}; its arguments are {', '.join(spec)}"
         )
     props: dict[str, Any] = {}
-    for name, prop in spec.items():
+    for name, (check, default) in spec.items():
         if name in given:
-            props[name] = prop.check(name, given[name])
-        elif prop.default is REQUIRED:
+            props[name] = check(name, given[name])
+        elif default is REQUIRED:
             raise CanvasError(f"{kind} needs the argument {name!r}")
         else:
-            props[name] = prop.check(name, prop.default) if prop.default is not None else None
+            props[name] = check(name, default) if default is not None else None
     return props
 
 

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from mcot.canvas._args import OpArgs, check_of
 from mcot.canvas._errors import CanvasError
@@ -116,6 +116,7 @@ class OpSpec:
 
 _OPS: dict[str, OpSpec] = {}
 _KINDS: dict[str, ElementKind] = {}
+_PROPS: dict[str, dict[str, Property]] = {}
 _BUILTIN: set[str] = set()
 _WATCHERS: list[Callable[[], None]] = []
 _state = {"loaded": False, "loading": False, "version": 0}
@@ -142,6 +143,7 @@ def remove_op(name: str) -> None:
         raise CanvasError(f"no canvas operation named {name!r}")
     if spec.element is not None and not any(o.element is spec.element for o in _OPS.values()):
         _KINDS.pop(spec.element.name, None)
+        _PROPS.pop(spec.element.name, None)
     _changed()
 
 
@@ -153,8 +155,10 @@ def op_specs() -> tuple[OpSpec, ...]:
 
 def op_spec(name: str) -> OpSpec:
     """Return the op named ``name``; raise CanvasError listing the ops when there is none."""
-    _load_builtin()
     spec = _OPS.get(name)
+    if spec is None:
+        _load_builtin()
+        spec = _OPS.get(name)
     if spec is None:
         raise CanvasError(f"unknown canvas operation {name!r}; known: {', '.join(_OPS)}")
     return spec
@@ -162,8 +166,10 @@ def op_spec(name: str) -> OpSpec:
 
 def element_kind(name: str) -> ElementKind:
     """Return the element kind named ``name`` (line, point, …, patch, or a declared one)."""
-    _load_builtin()
     kind = _KINDS.get(name)
+    if kind is None:
+        _load_builtin()
+        kind = _KINDS.get(name)
     if kind is None:
         raise CanvasError(f"unknown element kind {name!r}; known: {', '.join(_KINDS)}")
     return kind
@@ -185,8 +191,7 @@ def watch(callback: Callable[[], None]) -> None:
     _WATCHERS.append(callback)
 
 
-@dataclass(frozen=True)
-class Property:
+class Property(NamedTuple):
     """One property of an element kind: the canvas's check of a value and its default (or REQUIRED)."""
 
     check: Callable[[str, Any], Any]
@@ -205,12 +210,15 @@ def properties(model: type[BaseModel]) -> dict[str, Property]:
     return out
 
 
-def kind_properties(kind: ElementKind) -> dict[str, Property]:
-    """Return the properties of an element kind (its own model, or the arguments of the op that creates it)."""
-    model = kind.props
-    if model is None:
-        model = next(spec.args for spec in op_specs() if spec.element is kind)
-    return properties(model)
+def kind_properties(kind: ElementKind | str) -> dict[str, Property]:
+    """Return the properties of an element kind or kind name (its own model, or the arguments of the op that
+    creates it)."""
+    name = kind if isinstance(kind, str) else kind.name
+    props = _PROPS.get(name)
+    if props is None:
+        element_kind(name)  # loads the built-in ops, or raises naming the kinds
+        props = _PROPS[name]
+    return props
 
 
 def resolve(ref: Callable[..., Any] | str) -> Callable[..., Any]:
@@ -284,8 +292,9 @@ def _declare(spec: OpSpec, *, replace_existing: bool, builtin: bool = False) -> 
         mine = previous is not None and previous.element is not None and previous.element.name == kind.name
         if taken is not None and taken is not kind and not mine:
             raise CanvasError(f"{spec.name}: an element kind named {kind.name!r} is already declared")
-        properties(kind.props or spec.args)  # every property must carry a canvas check: refuse the op now if not
+        props = properties(kind.props or spec.args)  # every property must carry a canvas check: refused here if not
         _KINDS[kind.name] = kind
+        _PROPS[kind.name] = props
     _OPS[spec.name] = spec
     if builtin:
         _BUILTIN.add(spec.name)
