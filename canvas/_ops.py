@@ -119,7 +119,7 @@ _KINDS: dict[str, ElementKind] = {}
 _PROPS: dict[str, dict[str, Property]] = {}
 _BUILTIN: set[str] = set()
 _WATCHERS: list[Callable[[], None]] = []
-_state = {"loaded": False, "loading": False, "version": 0}
+_state = {"loaded": False, "loading": False}
 
 
 def declare_op(spec: OpSpec, *, replace_existing: bool = False) -> None:
@@ -178,12 +178,6 @@ def element_kind(name: str) -> ElementKind:
 def record_ops() -> tuple[str, ...]:
     """Return the names of the ops that appear in op records (every op that changes the canvas)."""
     return tuple(spec.name for spec in op_specs() if spec.changes_canvas)
-
-
-def table_version() -> int:
-    """Return a counter that grows with every change of the table (caches of derived things key on it)."""
-    _load_builtin()
-    return _state["version"]
 
 
 def watch(callback: Callable[[], None]) -> None:
@@ -306,7 +300,6 @@ def _changed() -> None:
     update = _OPS.get("update_element")
     if update is not None:
         _OPS["update_element"] = replace(update, args=_update_model())
-    _state["version"] += 1
     for callback in list(_WATCHERS):
         callback()
 

@@ -23,7 +23,17 @@ from mcot.eval.verify.games import (
     verify_ray,
 )
 from mcot.eval.verify.plane import Path, Point, reflect_direction, refract_direction
-from mcot.eval.verify.replay import MODEL, TOOL, candidate_paths, canvas_size, drawn_elements, replay, trace_ops
+from mcot.eval.verify.replay import (
+    MODEL,
+    TOOL,
+    candidate_paths,
+    canvas_size,
+    chain,
+    drawn_elements,
+    drawn_paths,
+    replay,
+    trace_ops,
+)
 from mcot.eval.verify.verdict import TraceVerdict
 
 __all__ = [
@@ -36,7 +46,9 @@ __all__ = [
     "TraceVerdict",
     "candidate_paths",
     "canvas_size",
+    "chain",
     "drawn_elements",
+    "drawn_paths",
     "reflect_direction",
     "refract_direction",
     "replay",

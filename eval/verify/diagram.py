@@ -11,7 +11,7 @@ from typing import Any
 
 from mcot.benchmarks.item import Item
 from mcot.eval.verify.plane import Path, dist, fmt, point_polyline_distance, polyline_length, prefix, pt, samples
-from mcot.eval.verify.replay import MODEL, TOOL, candidate_paths, canvas_size, drawn_elements, trace_ops
+from mcot.eval.verify.replay import MODEL, TOOL, canvas_size, chain, drawn_paths, trace_ops
 from mcot.eval.verify.verdict import Check, TraceVerdict, best
 
 
@@ -93,11 +93,11 @@ def verify_diagram_trace(item: Item, steps: Sequence[dict[str, Any]] | None) -> 
     """
     if item.meta.get("solution_path") is None or not steps or not _saw_canvas(steps):
         return None
-    ops = trace_ops(steps)
-    size = canvas_size(steps)
-    tool_drawn = len(drawn_elements(ops, TOOL, size=size))
-    candidates = candidate_paths(ops, drawn_by=MODEL, size=size)
-    for _, points in drawn_elements(ops, MODEL, size=size):
+    drawn = drawn_paths(trace_ops(steps), size=canvas_size(steps))
+    tool_drawn = sum(who == TOOL for _, _, who in drawn)
+    mine = [(kind, points) for kind, points, who in drawn if who == MODEL]
+    candidates = chain(mine)
+    for _, points in mine:
         finite = all(math.isfinite(x) and math.isfinite(y) for x, y in points)
         if len(points) >= 2 and finite and points not in candidates:
             candidates.append(points)

@@ -33,7 +33,7 @@ from mcot.eval.verify.plane import (
     sub,
     unit,
 )
-from mcot.eval.verify.replay import MODEL, TOOL, candidate_paths, canvas_size, drawn_elements, trace_ops
+from mcot.eval.verify.replay import MODEL, TOOL, canvas_size, chain, drawn_paths, trace_ops
 from mcot.eval.verify.verdict import Check, TraceVerdict, best
 
 # --------------------------------------------------------------------------------------------- maze
@@ -331,10 +331,9 @@ def verify_games_trace(item: Item, steps: Sequence[dict[str, Any]] | None) -> Tr
     verifier = VERIFIERS.get(item.category)
     if verifier is None:
         return None
-    ops = trace_ops(steps or [])
-    size = canvas_size(steps or [])
-    tool_drawn = len(drawn_elements(ops, TOOL, size=size))
-    paths = candidate_paths(ops, drawn_by=MODEL, size=size)
+    drawn = drawn_paths(trace_ops(steps or []), size=canvas_size(steps or []))
+    tool_drawn = sum(who == TOOL for _, _, who in drawn)
+    paths = chain([(kind, points) for kind, points, who in drawn if who == MODEL])
     if not paths:
         return TraceVerdict("absent", None, item.category, 0, tool_drawn)
     try:

@@ -70,6 +70,25 @@ def replay(ops: Sequence[Mapping[str, Any]], size: tuple[int, int] | None = None
     return [(element, creators.get(element.id, MODEL)) for element in canvas.elements.values()]
 
 
+def drawn_paths(
+    ops: Sequence[Mapping[str, Any]], *, size: tuple[int, int] | None = None
+) -> list[tuple[str, Path, str]]:
+    """Return (``"segment"`` | ``"path"``, points, who drew it) of every path-like element on the final canvas.
+
+    One replay of ``ops``, in creation order; an element whose kind draws no path (a marker, a circle, text) is
+    left out. Segments chain end to start (``chain``), paths stand alone.
+    """
+    from mcot.canvas import element_kind
+
+    out: list[tuple[str, Path, str]] = []
+    for element, who in replay(ops, size):
+        kind = element_kind(element.kind)
+        if kind.path is not None:
+            points = [(float(x), float(y)) for x, y in kind.path(element.props)]
+            out.append(("segment" if kind.chains else "path", points, who))
+    return out
+
+
 def drawn_elements(
     ops: Sequence[Mapping[str, Any]], drawn_by: str | None = None, *, size: tuple[int, int] | None = None
 ) -> list[tuple[str, Path]]:
@@ -78,16 +97,7 @@ def drawn_elements(
     With `drawn_by` ("model" or "tool"), only the elements whose creating op has that `drawn_by` (absent: the
     model's); the other ops are still replayed so that undo, redo and ids resolve as on the canvas.
     """
-    from mcot.canvas import element_kind
-
-    out: list[tuple[str, Path]] = []
-    for element, who in replay(ops, size):
-        kind = element_kind(element.kind)
-        if kind.path is None or (drawn_by is not None and who != drawn_by):
-            continue
-        points = [(float(x), float(y)) for x, y in kind.path(element.props)]
-        out.append(("segment" if kind.chains else "path", points))
-    return out
+    return [(kind, points) for kind, points, who in drawn_paths(ops, size=size) if drawn_by in (None, who)]
 
 
 def candidate_paths(
@@ -98,24 +108,29 @@ def candidate_paths(
     size: tuple[int, int] | None = None,
 ) -> list[Path]:
     """Return every drawn path (of `drawn_by` only, when given): paths and polygons, lines/arrows chained end to start."""
+    return chain(drawn_elements(ops, drawn_by, size=size), join_tol)
+
+
+def chain(elements: Sequence[tuple[str, Path]], join_tol: float = 6.0) -> list[Path]:
+    """Return the candidate paths of drawn elements: each path alone, consecutive segments joined end to start."""
     candidates: list[Path] = []
-    chain: Path = []
-    for kind, points in drawn_elements(ops, drawn_by, size=size):
+    current: Path = []
+    for kind, points in elements:
         if len(points) < 2 or not all(math.isfinite(x) and math.isfinite(y) for x, y in points):
             continue
         if kind == "path":
             candidates.append(points)
             continue
-        if chain and dist(chain[-1], points[0]) <= join_tol:
-            chain.extend(points[1:])
-        elif chain and dist(chain[-1], points[-1]) <= join_tol:
-            chain.extend(points[-2::-1])
+        if current and dist(current[-1], points[0]) <= join_tol:
+            current.extend(points[1:])
+        elif current and dist(current[-1], points[-1]) <= join_tol:
+            current.extend(points[-2::-1])
         else:
-            if chain:
-                candidates.append(chain)
-            chain = list(points)
-    if chain:
-        candidates.append(chain)
+            if current:
+                candidates.append(current)
+            current = list(points)
+    if current:
+        candidates.append(current)
     return candidates
 
 

@@ -148,6 +148,9 @@ def test_a_declared_op_moves_edits_undoes_and_replays(cross: OpSpec) -> None:
 def test_a_removed_op_is_gone_everywhere() -> None:
     before = (canvas_tools(), load_prompt("system.canvas.txt").sha256, schema_sha256("update_element"))
     declare_op(CROSS)
+    with pytest.raises(CanvasError, match="already declared"):
+        declare_op(CROSS)
+    declare_op(CROSS, replace_existing=True)  # a plugin declaring again, on purpose
     during = (canvas_tools(), load_prompt("system.canvas.txt").sha256, schema_sha256("update_element"))
     remove_op("draw_cross")
     after = (canvas_tools(), load_prompt("system.canvas.txt").sha256, schema_sha256("update_element"))
