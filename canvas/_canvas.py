@@ -17,7 +17,7 @@ from mcot.canvas._elements import anchors, build_props, transformed, updated_pro
 from mcot.canvas._errors import CanvasError
 from mcot.canvas._image import check_size, flatten, open_image
 from mcot.canvas._limits import MAX_ELEMENTS, MAX_SCALE, MAX_SIDE, MAX_ZOOM, MAX_ZOOM_SIDE, MIN_GRID_STEP
-from mcot.canvas._ops import op_spec, record_ops
+from mcot.canvas._ops import find_op, op_spec, record_ops
 from mcot.canvas._png import encode_png
 from mcot.canvas._style import default_grid_step
 from mcot.canvas._svg import svg_document
@@ -126,9 +126,9 @@ class Canvas:
         if not isinstance(record, Mapping) or not isinstance(record.get("op"), str):
             raise CanvasError(f"an op record must be a dict with 'op' and 'args', got {record!r}")
         op, args = record["op"], record.get("args", {})
-        known = record_ops()
-        if op not in known:
-            raise CanvasError(f"unknown canvas operation {op!r}; known: {', '.join(known)}")
+        spec = find_op(op)
+        if spec is None or not spec.changes_canvas:
+            raise CanvasError(f"unknown canvas operation {op!r}; known: {', '.join(record_ops())}")
         if not isinstance(args, Mapping):
             raise CanvasError(f"'args' of a {op} record must be a dict, got {args!r}")
         expected = record.get("id")
@@ -138,7 +138,7 @@ class Canvas:
                 "apply records in their original order to a canvas built on the same base"
             )
         before = self._next
-        if op_spec(op).creates:
+        if spec.creates:
             return self.draw(op, **args)
         try:
             result = getattr(self, op)(**args)

@@ -155,12 +155,18 @@ def op_specs() -> tuple[OpSpec, ...]:
 
 def op_spec(name: str) -> OpSpec:
     """Return the op named ``name``; raise CanvasError listing the ops when there is none."""
+    spec = find_op(name)
+    if spec is None:
+        raise CanvasError(f"unknown canvas operation {name!r}; known: {', '.join(_OPS)}")
+    return spec
+
+
+def find_op(name: str) -> OpSpec | None:
+    """Return the op named ``name``, or None when there is none."""
     spec = _OPS.get(name)
     if spec is None:
         _load_builtin()
         spec = _OPS.get(name)
-    if spec is None:
-        raise CanvasError(f"unknown canvas operation {name!r}; known: {', '.join(_OPS)}")
     return spec
 
 
