@@ -338,9 +338,9 @@ class Session:
 
 def drawn_by(tool: str) -> DrawnBy:
     """Return who drew a tool step's geometry: "model" for a canvas operation, "tool" for any other tool."""
-    from mcot.tools.canvas_ops import CANVAS_TOOLS
+    from mcot.tools.canvas_ops import canvas_tools
 
-    return "model" if tool in CANVAS_TOOLS else "tool"
+    return "model" if tool in canvas_tools() else "tool"
 
 
 def _hashed(image: ImagePart, sha256: str) -> ImagePart:

@@ -116,6 +116,11 @@ def _plain_tool(fn: Callable[..., Any], doc: str, group: str, example: dict[str,
     return ToolSpec(fn.__name__, doc, model, run, group, dict(example or {}))
 
 
+def unregister(name: str) -> None:
+    """Remove the tool declared as `name` (no error if absent); returns nothing."""
+    TOOLS.unregister(name)
+
+
 def _unwrap(doc: str) -> str:
     """Return the docstring with its hard line breaks joined (paragraphs stay apart), as a model should read it."""
     return "\n\n".join(" ".join(p.split()) for p in doc.split("\n\n") if p.strip())
