@@ -12,6 +12,7 @@ import typer
 
 from mcot.cli_help import CONTEXT_SETTINGS, HelpTyper
 from mcot.errors import UsageError
+from mcot.oserrors import ignore_file_size_signal, os_failure
 
 app = HelpTyper(
     name="mcot",
@@ -77,10 +78,13 @@ def _dispatch(module: str, function: str, **kwargs: Any) -> None:
         declare_builtin()
     command_module = importlib.import_module(f"mcot.commands.{module}")
     target: Callable[..., Any] = getattr(command_module, function)
+    ignore_file_size_signal()
     try:
         code = target(**kwargs)
     except UsageError as exc:
         _fail(str(exc))
+    except OSError as exc:  # a full disk, a read-only folder, …: one line, never a traceback (mcot/oserrors.py)
+        _fail(*os_failure(exc, kwargs))
     else:
         if code:
             raise typer.Exit(int(code))

@@ -19,6 +19,7 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from mcot.benchmarks.inputs import read_image_file
 from mcot.benchmarks.item import contained_path
 from mcot.errors import UsageError
 from mcot.executors.base import (
@@ -235,7 +236,7 @@ class RayExecutor:
         index = min(range(len(self._actors)), key=self._in_flight.__getitem__)
         self._in_flight[index] += 1
         try:
-            images = {relative: contained_path(self.items_dir, relative).read_bytes() for relative in item.images}
+            images = {relative: read_image_file(contained_path(self.items_dir, relative)) for relative in item.images}
             ref = self._actors[index].solve.remote(item.to_json_line(), arm, images)
             try:
                 outcome: PairOutcome = await ref

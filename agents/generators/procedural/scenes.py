@@ -10,7 +10,6 @@ total_internal_reflection.
 from __future__ import annotations
 
 import difflib
-import json
 import random
 import re
 from collections.abc import Callable, Mapping
@@ -23,6 +22,7 @@ from mcot.agents.generators.procedural import mirrors, refraction, shadows
 from mcot.agents.generators.procedural.broken import choose_twin
 from mcot.agents.generators.procedural.questions import template_spec
 from mcot.agents.generators.procedural.svg import Svg
+from mcot.benchmarks.inputs import InputFileError, UnsafeYaml, excerpt, load_yaml, read_yaml_file
 
 Params = Callable[[random.Random, Mapping[str, Any], str], dict[str, Any]]
 Draw = Callable[[Svg, Mapping[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]], dict[str, Any]]
@@ -167,16 +167,17 @@ def load_scene(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
         return dict(source)
     text = str(source)
     path = Path(text) if isinstance(source, Path) or ("\n" not in text and len(text) < 4096) else None
-    if path is not None and path.suffix.lower() in (".yaml", ".yml", ".json"):
-        if not path.is_file():
-            raise SceneError(f"scene file {path} not found")
-        text = path.read_text(encoding="utf-8")
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    else:
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise SceneError(f"scene text is neither YAML nor JSON: {exc}") from exc
+    try:
+        if path is not None and path.suffix.lower() in (".yaml", ".yml", ".json"):
+            if not path.exists():
+                raise SceneError(f"scene file {excerpt(str(path))} not found")
+            data = read_yaml_file(path, what="scene file")  # JSON is YAML too
+        else:
+            data = load_yaml(text)
+    except (InputFileError, UnsafeYaml, UnicodeDecodeError) as exc:
+        raise SceneError(f"scene: {excerpt(str(exc))}") from exc
+    except yaml.YAMLError as exc:
+        raise SceneError(f"scene text is neither YAML nor JSON: {excerpt(' '.join(str(exc).split()))}") from exc
     if not isinstance(data, Mapping):
         raise SceneError(f"a scene must be a mapping with a 'template' field, got {type(data).__name__}")
     return dict(data)
