@@ -23,7 +23,17 @@ _MAX_PATH_CHARS = 200
 _OUTPUT_OPTIONS = ("out", "run_dir")
 """The options naming what a command writes, in the order they are looked up."""
 
-_USAGE = {errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG, errno.ELOOP, errno.EEXIST}
+_USAGE = {
+    errno.EROFS,
+    errno.EACCES,
+    errno.EPERM,
+    errno.ENOENT,
+    errno.ENOTDIR,
+    errno.EISDIR,
+    errno.ENAMETOOLONG,
+    errno.ELOOP,
+    errno.EEXIST,
+}
 
 
 def ignore_file_size_signal() -> None:

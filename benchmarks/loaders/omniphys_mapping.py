@@ -126,6 +126,5 @@ def _from_dict(raw: dict[str, Any], where: str) -> FieldMapping:
     return FieldMapping({str(k): str(v) for k, v in fields.items()}, {str(k): str(v) for k, v in types.items()})
 
 
-
 def _one_line(exc: Exception) -> str:
     return excerpt(" ".join(str(exc).split()))
