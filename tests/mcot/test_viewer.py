@@ -249,12 +249,14 @@ def test_steps_a_tool_drew_are_marked(tmp_path: Path) -> None:
     run = triage_run(tmp_path / "run")
     trace = run / "traces" / "t1.jsonl"  # m1/canvas
     steps = [json.loads(line) for line in trace.read_text().splitlines()]
-    steps[2]["drawn_by"] = "tool"
+    steps[2] |= {"drawn_by": "tool", "changed": ["e1"], "ops": [{"op": "trace_path"}]}  # a domain tool that drew
+    steps[5] |= {"drawn_by": "tool", "tool": "measure", "changed": [], "ops": []}  # one that only measured
     trace.write_text("".join(json.dumps(step) + "\n" for step in steps))
     page = write_viewer(run)
     index = page_index(page)
     m1 = dict(zip(rows(index), shard_records(page, index), strict=True))[("m1", "canvas")]
-    assert [s.get("drawn_by") for s in m1["steps"][:4]] == [None, None, "tool", None]
+    assert [s.get("drawn_by") for s in m1["steps"][:6]] == [None, None, "tool", None, None, None]
+    assert m1["steps"][5]["tool"] == "measure"
     assert "drawn by a tool" in page.read_text()
 
 

@@ -86,6 +86,10 @@ CATEGORIES: dict[str, tuple[str, ...]] = {
 """GOBench category → the templates that draw it."""
 
 
+RESAMPLES = 32
+"""How many fresh draws of a scene's free parameters follow a first draw that cannot be placed."""
+
+
 class SceneError(ValueError):
     """A scene description cannot be used; the message names the field and what would work."""
 
@@ -151,10 +155,22 @@ def build_scene(prompt: str, category: str | None, seed: int, given: Mapping[str
     for key, value in given.items():
         if key in defaults and _kind(value) != _kind(defaults[key]):
             raise SceneError(f"{name} scene: field {key!r} must be {_kind(defaults[key])}, got {value!r}")
-    params = template.params(rng, given, prompt.lower())
-    scene: dict[str, Any] = {"template": name, **params}
+    scene: dict[str, Any] = {"template": name, **template.params(rng, given, prompt.lower())}
+    refused: ValueError | None = None
+    for attempt in range(1, RESAMPLES + 2):
+        try:
+            template.check(scene)
+        except ValueError as exc:
+            # a dead end of this draw (an eye drawn onto the object's top): draw the free parameters again, from
+            # the seed, so the same seed always gives the same scene; fields the scene sets are kept as they are
+            refused = refused or exc
+            redraw = random.Random(f"procedural-scene:{seed}:resample:{attempt}")
+            scene = {"template": name, **template.params(redraw, given, prompt.lower())}
+        else:
+            break
+    else:  # no draw could be placed: the fields the scene sets are the dead end
+        raise SceneError(f"{name} scene: {refused}") from refused
     try:
-        template.check(scene)
         scene["twin"] = choose_twin(name, seed, given.get("twin"))
     except ValueError as exc:
         raise SceneError(f"{name} scene: {exc}") from exc
