@@ -12,7 +12,7 @@ import typer
 
 from mcot.cli_help import CONTEXT_SETTINGS, HelpTyper
 from mcot.errors import UsageError
-from mcot.oserrors import ignore_file_size_signal, os_failure
+from mcot.oserrors import os_failure
 
 app = HelpTyper(
     name="mcot",
@@ -78,7 +78,6 @@ def _dispatch(module: str, function: str, **kwargs: Any) -> None:
         declare_builtin()
     command_module = importlib.import_module(f"mcot.commands.{module}")
     target: Callable[..., Any] = getattr(command_module, function)
-    ignore_file_size_signal()
     try:
         code = target(**kwargs)
     except UsageError as exc:

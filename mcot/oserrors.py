@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import errno
 import os
-import signal
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -34,12 +33,6 @@ _USAGE = {
     errno.ELOOP,
     errno.EEXIST,
 }
-
-
-def ignore_file_size_signal() -> None:
-    """Let a write past `ulimit -f` fail with EFBIG (reported in one line) instead of killing the process."""
-    if hasattr(signal, "SIGXFSZ"):
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
 def os_failure(exc: OSError, options: Mapping[str, Any] | None = None) -> tuple[str, int]:
