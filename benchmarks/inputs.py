@@ -108,7 +108,7 @@ def read_image_file(path: Path | str) -> bytes:
 class _NoAliasLoader(yaml.SafeLoader):
     """The safe loader, refusing anchors' aliases (`*name`): each would copy the anchored node again."""
 
-    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+    def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             raise UnsafeYaml(f"YAML aliases (*{excerpt(str(event.anchor), 40)}) are not allowed{_where(event)}")

@@ -10,13 +10,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcot.benchmarks.item import Item
 from mcot.errors import UsageError
 from mcot.eval.rundir import RunDir
 from mcot.manifest import build_manifest
 from mcot.runner import RunSummary, execute, freeze, open_or_refuse, prepare_dataset, read_source_items
+
+if TYPE_CHECKING:
+    from mcot.agents.solver import Solver
 
 SAMPLE_SEPARATOR = "~"
 PROCEDURAL = "procedural"
@@ -105,7 +108,7 @@ async def imagine_async(config: ImagineConfig, *, bar: bool = False) -> RunSumma
     items = expand_samples(items, config.n_per_prompt)
     frozen, dataset = freeze(items, items_dir, config.limit)
     options = ImageOptions(seed=config.seed, steps=config.steps, guidance=config.guidance, size=config.size)
-    solvers = {arm: ImageSolver(generator, arm, options) for arm, generator in generators.items()}
+    solvers: dict[str, Solver] = {arm: ImageSolver(generator, arm, options) for arm, generator in generators.items()}
     first = next(iter(solvers.values()))
     manifest = build_manifest(
         model=None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import socket
 import tempfile
@@ -65,9 +66,9 @@ def connect(address: str | None = None, *, local_cpus: int = LOCAL_CPUS) -> bool
         return False
     try:
         if target is None:
-            ray.init(num_cpus=local_cpus, include_dashboard=False, logging_level="ERROR")
+            ray.init(num_cpus=local_cpus, include_dashboard=False, logging_level=logging.ERROR)
         else:
-            ray.init(address=target, logging_level="ERROR")
+            ray.init(address=target, logging_level=logging.ERROR)
     except Exception as exc:
         where = f"the Ray cluster at {target}" if target else "a local Ray instance"
         raise UsageError(f"cannot start or reach {where}: {_first_line(exc)}") from None
