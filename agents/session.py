@@ -64,10 +64,11 @@ def blob_path(sha: str, suffix: str = ".png") -> str:
 
 def image_part(path: Path, *, canvas: bool = False) -> ImagePart:
     """Return an image file as an ImagePart: PNG, JPEG, GIF and WEBP as they are, other formats as PNG."""
+    from mcot.benchmarks.inputs import read_image_file
     from mcot.canvas import MAX_PIXELS, CanvasError
     from PIL import Image
 
-    data = Path(path).read_bytes()
+    data = read_image_file(path)  # a regular file, opened without blocking: a named pipe would hang the thread
     with Image.open(io.BytesIO(data)) as image:
         if image.width * image.height > MAX_PIXELS:  # checked before decoding: a decompression bomb stops here
             raise CanvasError(
@@ -161,9 +162,13 @@ class Session:
         self.messages = [system(prompt), user(note, image, *extra, task)]
 
     def _open_canvas(self, path: Path | None) -> Any:
+        from mcot.benchmarks.inputs import check_regular
         from mcot.canvas import Canvas
 
-        return Canvas.from_path(path) if path is not None else Canvas(size=BLANK_CANVAS)
+        if path is None:
+            return Canvas(size=BLANK_CANVAS)
+        check_regular(path, what="image")  # the canvas opens the path itself: a named pipe would hang it
+        return Canvas.from_path(path)
 
     def _observe(self, template: str, changed: list[str]) -> tuple[str, ImagePart]:
         c = self.canvas

@@ -13,6 +13,7 @@ import typer
 from mcot.cli_help import CONTEXT_SETTINGS, GeneratorGroup, HelpTyper
 from mcot.errors import UsageError
 from mcot.options import command
+from mcot.oserrors import os_failure
 from mcot.runconfig import ImagineConfig, RunConfig
 
 app = HelpTyper(
@@ -74,6 +75,8 @@ def dispatch(module: str, function: str, **kwargs: Any) -> None:
         code = target(**kwargs)
     except UsageError as exc:
         _fail(str(exc))
+    except OSError as exc:  # a full disk, a read-only folder, …: one line, never a traceback (mcot/oserrors.py)
+        _fail(*os_failure(exc, kwargs))
     else:
         if code:
             raise typer.Exit(int(code))
