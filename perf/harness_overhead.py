@@ -1,6 +1,6 @@
 """Harness overhead of `mcot run` against a local OpenAI-compatible server, side by side with inspect_ai.
 
-The server (`mcot.agents.fake_provider.FakeProvider`, TCP_NODELAY, a 1,024 backlog) runs in a process of its own, so
+The server (`mcot.testing.fake_provider.FakeProvider`, TCP_NODELAY, a 1,024 backlog) runs in a process of its own, so
 its CPU is not the harness's. It answers a request that offers tools with a `draw_line` call, then a
 `mark_point` call, then a final answer (3 model calls an item); a request without tools gets the answer at once.
 The items are `mcot gen games` items (question + picture). inspect_ai, when installed, solves the same items as
@@ -52,7 +52,7 @@ LATENCY_S = 0.2
 
 def scripted_turn(body: dict[str, Any]) -> Any:
     """Return the fake model's turn for a request: the next tool call while tools are offered, then the answer."""
-    from mcot.agents.fake_provider import Reply
+    from mcot.testing.fake_provider import Reply
 
     turn = sum(1 for message in body.get("messages") or () if message.get("role") == "assistant")
     if body.get("tools") and turn < len(TOOL_TURNS):
@@ -62,7 +62,7 @@ def scripted_turn(body: dict[str, Any]) -> Any:
 
 def serve(latency_s: float) -> None:
     """Serve the scripted model until stdin closes; answer `stats` (then reset) with one JSON line on stdout."""
-    from mcot.agents.fake_provider import FakeProvider
+    from mcot.testing.fake_provider import FakeProvider
 
     lock = threading.Lock()
     counts: dict[str, Any] = {"calls": 0, "first": None, "last": None, "cpu0": time.process_time()}

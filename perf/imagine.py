@@ -110,7 +110,7 @@ def time_diffusers(images: int, steps: int, size: int) -> dict[str, float] | Non
     except ImportError:
         return None
     from mcot.agents.generators import ImageOptions, ImageSolver, load_generator
-    from mcot.agents.generators.tiny_pipeline import build_tiny_pipeline
+    from mcot.testing.tiny_pipeline import build_tiny_pipeline
     from mcot.benchmarks.item import Item
     from mcot.canvas import BlobStore
 

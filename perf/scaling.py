@@ -1,7 +1,7 @@
 """How `mcot run` scales with concurrency and worker processes against a model with 200 ms latency.
 
 Text items (`mcot gen gepbench`, one model call each) go to the scripted OpenAI-compatible server of
-perf/harness_overhead.py (`mcot.agents.fake_provider.FakeProvider`, TCP_NODELAY, a 1,024 backlog), which runs in a
+perf/harness_overhead.py (`mcot.testing.fake_provider.FakeProvider`, TCP_NODELAY, a 1,024 backlog), which runs in a
 process of its own, so that its CPU is not the runner's and it can be said how busy it was. Each level is one
 `mcot run --mode text --concurrency K [--workers N]` command; its rate is the calls the server saw from its
 first request to its last answer (the last request + 0.2 s), per second: start-up is left out. Its speed-up is

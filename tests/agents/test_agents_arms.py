@@ -10,7 +10,7 @@ import json
 
 import pytest
 from mcot.agents import Budget, load_model, solve
-from mcot.agents.fake_provider import Fail, FakeProvider, Reply
+from mcot.testing.fake_provider import Fail, FakeProvider, Reply
 from mcot.tools.canvas_ops import CANVAS_TOOLS
 
 from mcot import tools

@@ -16,7 +16,7 @@ from mcot.agents.backends import load_model
 from mcot.agents.backends.base import ModelBackend, ModelRequest, ModelResponse, ToolSet, Usage
 from mcot.agents.cache import CachedBackend, differing_parts, request_key, request_parts
 from mcot.agents.errors import ModelError
-from mcot.agents.fake_provider import Fail, FakeProvider, Reply
+from mcot.testing.fake_provider import Fail, FakeProvider, Reply
 from mcot.agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart, system, user
 
 SECRET = "sk-test-CACHEMUSTNOTHOLDTHIS0123456789"

@@ -18,7 +18,7 @@ from mcot.agents.endpoints import (
     scrub_userinfo,
     url_secrets,
 )
-from mcot.agents.fake_provider import Fail, FakeProvider, Reply
+from mcot.testing.fake_provider import Fail, FakeProvider, Reply
 from mcot.agents.messages import user
 from mcot.agents.retry import Failure, RetryPolicy
 

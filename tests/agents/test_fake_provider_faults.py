@@ -12,7 +12,7 @@ import httpx
 import pytest
 from mcot.agents.backends import ModelRequest, ModelResponse, load_model
 from mcot.agents.errors import ModelError
-from mcot.agents.fake_provider import (
+from mcot.testing.fake_provider import (
     BAD_ARGUMENTS,
     FAULT_KINDS,
     UNKNOWN_TOOL,

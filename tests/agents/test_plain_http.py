@@ -20,7 +20,7 @@ from mcot.agents.backends.plain_http import (
     classify_plain_http_error,
     plain_http_usable,
 )
-from mcot.agents.fake_provider import Fail, FakeProvider, Reply
+from mcot.testing.fake_provider import Fail, FakeProvider, Reply
 from mcot.agents.messages import Message, TextPart
 
 Answer = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -188,7 +188,7 @@ def test_the_compatible_backend_uses_it_without_importing_the_openai_sdk() -> No
     code = (
         "import asyncio, sys\n"
         "from mcot.agents.backends import ModelRequest, load_model\n"
-        "from mcot.agents.fake_provider import FakeProvider, Reply\n"
+        "from mcot.testing.fake_provider import FakeProvider, Reply\n"
         "from mcot.agents.messages import Message, TextPart\n"
         "with FakeProvider([Reply('four')]) as server:\n"
         "    backend = load_model('openai-compatible:m', base_url=server.openai_url)\n"

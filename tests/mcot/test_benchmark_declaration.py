@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcot.agents.fake_provider import FakeProvider, Reply
+from mcot.testing.fake_provider import FakeProvider, Reply
 from mcot.agents.prompts import PromptTemplate, TaskFormat
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.metrics import Table

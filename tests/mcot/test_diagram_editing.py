@@ -15,7 +15,7 @@ from typing import Any
 
 import diagram_fixture as fixture
 import pytest
-from mcot.agents.fake_provider import FakeProvider, Reply
+from mcot.testing.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import read_items
 from mcot.canvas import Canvas
 from mcot.eval.registry import register_scoring, scoring_spec

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from mcot.agents.budget import Budget
-from mcot.agents.fake_provider import FakeProvider, Reply
+from mcot.testing.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import Item, write_items
 from PIL import Image
 

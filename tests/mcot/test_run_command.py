@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcot.agents.fake_provider import FakeProvider, Reply
+from mcot.testing.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import RunDir, read_jsonl
 from PIL import Image

@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcot.agents.fake_provider import FakeProvider, Raw, Reply
+from mcot.testing.fake_provider import FakeProvider, Raw, Reply
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import read_jsonl
 

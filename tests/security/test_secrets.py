@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcot.agents.fake_provider import Fail, FakeProvider, ImageReply, Reply
+from mcot.testing.fake_provider import Fail, FakeProvider, ImageReply, Reply
 from mcot.benchmarks.item import Item, write_items
 from PIL import Image
 
