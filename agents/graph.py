@@ -27,7 +27,7 @@ class LoopState(TypedDict):
     status: str
     answer: str
     error: str | None
-    pending: list[dict[str, str]]
+    pending: list[dict[str, str | None]]
     changed: list[str]
     canvas_sha: str | None
 
@@ -60,7 +60,7 @@ async def model(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
         "status": status,
         "error": error,
         "answer": session.answer,
-        "pending": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls],
+        "pending": [{"id": c.id, "name": c.name, "arguments": c.arguments, "problem": c.problem} for c in calls],
     }
 
 
