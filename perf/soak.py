@@ -43,10 +43,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcot.testing.fake_provider import FakeProvider, Faults, JudgeAgent, SoakAgent
 from mcot.eval.rundir import read_jsonl
 
 from mcot.failures import summarize_failures
+from mcot.testing.fake_provider import FakeProvider, Faults, JudgeAgent, SoakAgent
 
 WIRES = ("openai-compatible", "anthropic")
 FINAL_ANSWER = "The answer is \\boxed{"

@@ -6,6 +6,7 @@ import asyncio
 import base64
 
 from mcot.agents import Budget, load_model, solve
+
 from mcot.testing.fake_provider import Fail, FakeProvider, Reply
 
 

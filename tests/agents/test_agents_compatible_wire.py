@@ -7,6 +7,7 @@ import json
 
 import pytest
 from mcot.agents import Budget, ModelSpecError, load_model, solve
+
 from mcot.testing.fake_provider import FakeProvider, Reply
 
 

@@ -7,6 +7,7 @@ import base64
 import json
 
 from mcot.agents import Budget, load_model, solve
+
 from mcot.testing.fake_provider import Fail, FakeProvider, Raw, Reply
 
 

@@ -20,8 +20,9 @@ from mcot.agents.backends.plain_http import (
     classify_plain_http_error,
     plain_http_usable,
 )
-from mcot.testing.fake_provider import Fail, FakeProvider, Reply
 from mcot.agents.messages import Message, TextPart
+
+from mcot.testing.fake_provider import Fail, FakeProvider, Reply
 
 Answer = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcot.testing.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import read_jsonl
 from mcot.tools import CANVAS_TOOLS, registry
@@ -16,6 +15,7 @@ from PIL import Image
 from mcot.arms import parse_arms
 from mcot.errors import UsageError
 from mcot.runner import RunConfig, run_items
+from mcot.testing.fake_provider import FakeProvider, Reply
 
 
 def _png() -> bytes:

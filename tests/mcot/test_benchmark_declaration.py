@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcot.testing.fake_provider import FakeProvider, Reply
 from mcot.agents.prompts import PromptTemplate, TaskFormat
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.metrics import Table
@@ -18,6 +17,7 @@ from mcot.arms import parse_arms
 from mcot.commands.score import run_score
 from mcot.declarations import Benchmark, declare, declared, undeclare
 from mcot.runner import RunConfig, run_items
+from mcot.testing.fake_provider import FakeProvider, Reply
 
 TOY = "toy-tally"
 TOY_TEMPLATE = "Tally task.\n$question\nWrite the count as <count>N</count>."

@@ -15,7 +15,6 @@ from typing import Any
 
 import diagram_fixture as fixture
 import pytest
-from mcot.testing.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import read_items
 from mcot.canvas import Canvas
 from mcot.eval.registry import register_scoring, scoring_spec
@@ -25,6 +24,7 @@ from PIL import Image, ImageChops
 from typer.testing import CliRunner
 
 from mcot.cli import app
+from mcot.testing.fake_provider import FakeProvider, Reply
 
 
 @pytest.fixture(autouse=True)

@@ -7,8 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mcot.testing.fake_provider import Fail, FakeProvider, ImageReply, solid_png
 from mcot.eval.rundir import read_jsonl
+
+from mcot.testing.fake_provider import Fail, FakeProvider, ImageReply, solid_png
 
 CATEGORIES = ("direct_light_images", "reflect_light_images", "refracted_light_images")
 PROMPTS = (

@@ -14,10 +14,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from mcot.testing.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import read_jsonl
 from PIL import Image
+
+from mcot.testing.fake_provider import FakeProvider, Reply
 
 N_ITEMS = 6
 
