@@ -83,8 +83,13 @@ def checked_usage(**figures: Any) -> Usage:
             counts.append(0)
             continue
         number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
-        if number is None or not math.isfinite(number) or number != int(number) or not 0 <= number <= MAX_TOKENS_PER_CALL:
-            raise UnusableUsage(f"the response's usage is unusable: {name}={str(value)[:40]!r}")
+        if (
+            number is None
+            or not math.isfinite(number)
+            or number != int(number)
+            or not 0 <= number <= MAX_TOKENS_PER_CALL
+        ):
+            raise UnusableUsage(f"the response's usage is unusable: {name}={repr(value)[:40]}")
         counts.append(int(number))
     return Usage(*counts)
 

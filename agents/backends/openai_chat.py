@@ -24,6 +24,7 @@ from mcot.agents.backends.base import (
 from mcot.agents.backends.loop_clients import LoopClients
 from mcot.agents.backends.plain_http import (
     HeaderError,
+    JSONRecord,
     PlainHTTPClient,
     classify_plain_http_error,
     plain_http_usable,
@@ -231,7 +232,9 @@ class OpenAIChatBackend:
         raw_calls = getattr(message, "tool_calls", None)
         raw_calls = raw_calls if isinstance(raw_calls, list) else []
         calls = tuple(
-            wire_tool_call(getattr(c, "id", None), getattr(function, "name", None), getattr(function, "arguments", None), i)
+            wire_tool_call(
+                getattr(c, "id", None), getattr(function, "name", None), _plain(getattr(function, "arguments", None)), i
+            )
             for i, c in enumerate(raw_calls, start=1)
             if (function := getattr(c, "function", None)) is not None
         )
@@ -276,6 +279,11 @@ def classify_openai_error(exc: BaseException) -> Failure | None:
     if isinstance(exc, openai.APIResponseValidationError):
         return Failure(True, f"unparsable response: {exc}")
     return None
+
+
+def _plain(value: Any) -> Any:
+    """Return a value of the plain client's answer as plain JSON (a JSONRecord's dict), anything else as it is."""
+    return value.data if isinstance(value, JSONRecord) else value
 
 
 def _image_block(image: ImagePart) -> dict[str, Any]:

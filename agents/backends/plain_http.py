@@ -140,7 +140,9 @@ def checked_headers(headers: Mapping[str, str]) -> dict[str, str]:
         if not _TOKEN.fullmatch(name):
             raise HeaderError(f"the header name {name[:40]!r} is not an HTTP token")
         if _FORBIDDEN.search(value) or (not value.isascii() and not _latin1(value)):
-            raise HeaderError(f"the value of the {name} header holds a control character (CR, LF, tab…) or is not Latin-1")
+            raise HeaderError(
+                f"the value of the {name} header holds a control character (CR, LF, tab…) or is not Latin-1"
+            )
     return dict(headers)
 
 
@@ -379,7 +381,7 @@ def status_error(status: int, headers: Mapping[str, str], data: bytes, url: str)
     body: Any = text
     if 300 <= status < 400:
         location = headers.get("location") or "nowhere"
-        return HTTPStatusError(status, f"{message} - {redirect_refused(url, location)}", url, headers, body)
+        return HTTPStatusError(status, redirect_refused(url, location), url, headers, body)
     try:
         body = json.loads(text)
     except (ValueError, RecursionError):
@@ -417,7 +419,7 @@ def classify_plain_http_error(exc: BaseException) -> Failure | None:
             retry_after_seconds(exc.headers),
         )
     if isinstance(exc, HTTPTimeout):
-        return Failure(True, f"request timed out (POST {exc.url})", unreachable=True)
+        return Failure(True, f"{exc.message} (POST {exc.url})", unreachable=True)
     if isinstance(exc, HTTPConnectionError):
         return Failure(
             True, f"connection error (POST {exc.url}): {exc.message}", unreachable=True, cannot_connect=exc.connect

@@ -168,7 +168,7 @@ def test_a_refused_connection_and_a_time_out_are_retryable_and_unreachable() -> 
             asyncio.run(PlainHTTPClient(server.openai_url, timeout_s=0.2).post_json("/chat/completions", {}))
     failure = classify_plain_http_error(timed.value)
     assert failure is not None and failure.retryable and failure.unreachable
-    assert failure.reason == f"request timed out (POST {server.openai_url}/chat/completions)"
+    assert failure.reason == f"request timed out after 0.2 s (POST {server.openai_url}/chat/completions)"
     assert classify_plain_http_error(ValueError("x")) is None
 
 
