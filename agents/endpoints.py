@@ -146,7 +146,7 @@ def _proxied(scheme: str, host: str) -> bool:
     names = (f"{scheme}_proxy", "all_proxy")
     if not any(os.environ.get(name) or os.environ.get(name.upper()) for name in names):
         return False
-    from urllib.request import proxy_bypass_environment
+    from urllib.request import proxy_bypass_environment  # type: ignore[attr-defined]
 
     return not proxy_bypass_environment(host)
 

@@ -66,7 +66,9 @@ async def model(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
 
 async def tools(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
     """Run the pending tool calls on the canvas."""
-    calls = tuple(ToolCall(**c) for c in state["pending"])
+    calls = tuple(
+        ToolCall(str(c["id"]), str(c["name"]), str(c["arguments"]), c.get("problem")) for c in state["pending"]
+    )
     changed = await runtime.context.run_tools(calls)
     return {"pending": [], "changed": changed}
 

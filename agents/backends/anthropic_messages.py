@@ -6,8 +6,8 @@ import asyncio
 import inspect
 import json
 import os
-from collections.abc import Sequence
-from functools import cache
+from collections.abc import Awaitable, Callable, Sequence
+from functools import cache, partial
 from typing import Any
 
 import anthropic
@@ -70,7 +70,7 @@ class AnthropicBackend:
             raise ModelSpecError(f"{self.spec} needs an API key: set ANTHROPIC_API_KEY")
         self._key = check_key(key, "the API key" if api_key else "ANTHROPIC_API_KEY")
         secrets = redactor(key, *url_secrets(self.base_urls))
-        self._redact = lambda text: secrets(scrub_url_secrets(text))
+        self._redact: Callable[[str], str] = lambda text: secrets(scrub_url_secrets(text))
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
         self.limits = limits or wire_limits()
@@ -78,7 +78,7 @@ class AnthropicBackend:
         self._pool: EndpointPool | None = None
         if len(self.base_urls) > 1:
             self._pool = EndpointPool(self.base_urls)
-            self._endpoint_clients = {url: LoopClients(lambda url=url: self._new_client(url)) for url in self.base_urls}
+            self._endpoint_clients = {url: LoopClients(partial(self._new_client, url)) for url in self.base_urls}
 
     def _new_client(self, url: str | None) -> anthropic.AsyncAnthropic:
         http = sdk_http_client(anthropic.DefaultAsyncHttpxClient, self.limits, timeout=self.timeout_s)
@@ -140,6 +140,7 @@ class AnthropicBackend:
                 raise RequestTimedOut(self.timeout_s, url) from None
             return _parse(reply, empty)
 
+        attempt: Callable[[], Awaitable[ModelResponse]]
         if self._pool is None:
 
             async def attempt() -> ModelResponse:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mcot.agents.backends._textcalls import parse_text_tool_calls
@@ -94,7 +95,7 @@ class OpenAIChatBackend:
             key = PLACEHOLDER_KEY
         self._key = check_key(key, "the API key" if api_key else "OPENAI_API_KEY")
         secrets = redactor(key, *url_secrets(self.base_urls))
-        self._redact = lambda text: secrets(scrub_url_secrets(text))
+        self._redact: Callable[[str], str] = lambda text: secrets(scrub_url_secrets(text))
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
         self.limits = limits or wire_limits()
@@ -102,7 +103,7 @@ class OpenAIChatBackend:
         self._pool: EndpointPool | None = None
         if len(self.base_urls) > 1:
             self._pool = EndpointPool(self.base_urls)
-            self._endpoint_clients = {url: LoopClients(lambda url=url: self._new_client(url)) for url in self.base_urls}
+            self._endpoint_clients = {url: LoopClients(partial(self._new_client, url)) for url in self.base_urls}
 
     def _new_client(self, url: str | None) -> PlainHTTPClient | openai.AsyncOpenAI:
         # an OpenAI-compatible server over plain http gets the lean client (no SDK: a few ms less CPU per call,
@@ -178,7 +179,7 @@ class OpenAIChatBackend:
         bulky = {key: params[key] for key in ("messages", "tools") if key in params}
         light = {key: value for key, value in params.items() if key not in bulky}
 
-        async def attempt_on(client: PlainHTTPClient | openai.AsyncOpenAI, url: str | None) -> Any:
+        async def attempt_on(client: PlainHTTPClient | openai.AsyncOpenAI, url: str | None) -> ModelResponse:
             if isinstance(client, PlainHTTPClient):  # its time-out covers the whole exchange already
                 completion = await client.post_json("/chat/completions", params)
             else:
@@ -189,14 +190,15 @@ class OpenAIChatBackend:
                     raise RequestTimedOut(self.timeout_s, url) from None
             return self._parse(completion, request, empty)
 
+        attempt: Callable[[], Awaitable[ModelResponse]]
         if self._pool is None:
 
-            async def attempt() -> Any:
+            async def attempt() -> ModelResponse:
                 return await attempt_on(self._client(), self.base_url)
 
         else:
 
-            async def on_endpoint(endpoint: Endpoint) -> Any:
+            async def on_endpoint(endpoint: Endpoint) -> ModelResponse:
                 return await attempt_on(self._endpoint_clients[endpoint.url].get(), endpoint.public_url)
 
             attempt = self._pool.attempts(on_endpoint, classify_openai_error)

@@ -108,7 +108,7 @@ def plain_http_usable(url: str | None) -> bool:
         return False
     if not any(os.environ.get(name) or os.environ.get(name.upper()) for name in _PROXY_VARIABLES):
         return True
-    from urllib.request import proxy_bypass_environment
+    from urllib.request import proxy_bypass_environment  # type: ignore[attr-defined]
 
     return bool(proxy_bypass_environment(parts.hostname))
 

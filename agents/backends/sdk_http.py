@@ -66,7 +66,7 @@ def _httpx_of(response: Any) -> Any:
 def _stream_class(httpx: Any) -> type[Any]:
     """Return a byte-stream class of that httpx package that decodes a wrapped stream through a BodyDecoder."""
 
-    class BoundedStream(httpx.AsyncByteStream):  # type: ignore[misc,name-defined]
+    class BoundedStream(httpx.AsyncByteStream):
         def __init__(self, inner: Any, decoder: BodyDecoder) -> None:
             self._inner = inner
             self._decoder = decoder

@@ -341,7 +341,7 @@ class FakeProvider:
     def url(self) -> str:
         """Return the server's root URL (`http://127.0.0.1:PORT`)."""
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     @property
     def openai_url(self) -> str:
@@ -791,8 +791,8 @@ def parse_multipart(content_type: str, raw: bytes) -> dict[str, Any]:
     message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + raw)
     fields: dict[str, Any] = {}
     for part in message.iter_parts():
-        name = part.get_param("name", header="content-disposition")
-        data = part.get_payload(decode=True) or b""
+        name = str(part.get_param("name", header="content-disposition"))
+        data: Any = part.get_payload(decode=True) or b""
         filename = part.get_filename()
         value: Any = (
             {"filename": filename, "content_type": part.get_content_type(), "data": data}

@@ -198,3 +198,21 @@ def test_a_huge_answer_is_stored_within_the_answer_limit(tmp_path: Path) -> None
     assert record["cut_chars"] == len(text) - 1_000_000
     trace = (tmp_path / "run" / record["trace"]).stat().st_size
     assert trace < 1_100_000  # the trace keeps the same text, not the whole answer
+
+
+def test_the_images_api_holds_its_time_out_and_follows_no_redirect() -> None:
+    from mcot.agents.generators.base import GeneratorError, ImageRequest
+    from mcot.agents.generators.openai_images import OpenAIImagesGenerator
+    from mcot.agents.retry import RetryPolicy
+
+    def generator(url: str) -> OpenAIImagesGenerator:
+        return OpenAIImagesGenerator("gpt-image-1", base_url=url, api_key=KEYS["OPENAI_API_KEY"], timeout_s=1,
+                                     retry=RetryPolicy(max_tries=1))  # fmt: skip
+
+    with FakeProvider(default=Trickle(every_s=0.5)) as server:
+        with pytest.raises(GeneratorError, match=r"request timed out after 1 s"):
+            asyncio.run(generator(server.openai_url).generate(ImageRequest(prompt="a mirror")))
+    with FakeProvider() as elsewhere, FakeProvider(default=Redirect(elsewhere.openai_url + "/images")) as server:
+        with pytest.raises(GeneratorError, match="HTTP 307: the server redirects to another server"):
+            asyncio.run(generator(server.openai_url).generate(ImageRequest(prompt="a mirror")))
+        assert not elsewhere.requests
