@@ -32,8 +32,8 @@ _EXPORTS = {
     "Solver": "mcot.agents.solver",
     "ChatSolver": "mcot.agents.solver",
     "Recorder": "mcot.agents.trace",
-    "Step": "mcot.agents.trace",
-    "Trace": "mcot.agents.trace",
+    "Step": "mcot.rundir.traces",
+    "Trace": "mcot.rundir.traces",
     "GeneratedImage": "mcot.agents.generators",
     "GeneratorError": "mcot.agents.generators",
     "ImageGenerator": "mcot.agents.generators",
@@ -66,7 +66,9 @@ if TYPE_CHECKING:
     from mcot.agents.prompts import prompt_hashes
     from mcot.agents.registry import Registry
     from mcot.agents.solver import ChatSolver, Prediction, Solver, solve
-    from mcot.agents.trace import Recorder, Step, Trace
+    from mcot.agents.trace import Recorder
+
+    from mcot.rundir.traces import Step, Trace
 
 
 def __getattr__(name: str) -> Any:

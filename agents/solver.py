@@ -19,9 +19,11 @@ from mcot.agents.backends.base import ModelBackend, redactor, sampling_support
 from mcot.agents.budget import Budget
 from mcot.agents.graph import initial_state, run_text_loop, solver_graph
 from mcot.agents.pricing import cost_usd
-from mcot.agents.session import Blobs, MemoryBlobs, Session
+from mcot.agents.session import Session
 from mcot.agents.toolbox import RegistryToolbox, Toolbox, toolset
-from mcot.agents.trace import Trace
+
+from mcot.rundir.blobs import Blobs, MemoryBlobs
+from mcot.rundir.traces import Trace
 
 if TYPE_CHECKING:
     from mcot.benchmarks.item import Item

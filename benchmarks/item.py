@@ -8,8 +8,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from mcot.benchmarks.files import temporary_dir
 from pydantic import BaseModel, ConfigDict, Field
+
+from mcot.rundir.atomic import temporary_dir
 
 AnswerType = Literal["choice", "number", "text", "yesno", "rating", "image"]
 ITEMS_FILE = "items.jsonl"

@@ -1,8 +1,8 @@
 """The mcot canvas: ID-addressable vector elements over a raster base, rendered with cairo, replayable.
 
 Public surface: ``Canvas`` (with ``Checkpoint`` for all-or-nothing groups), ``CanvasError``, ``Element``,
-``Snapshot``, ``Observation``, ``BlobStore`` and the limits. See docs/canvas.md for how rendering stays fast
-and deterministic.
+``Snapshot``, ``Observation`` and the limits (a run's blob store is ``mcot.rundir.BlobStore``). See
+docs/canvas.md for how rendering stays fast and deterministic.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "BlobStore": "mcot.canvas._blobs",
     "OPS": "mcot.canvas._canvas",
     "Canvas": "mcot.canvas._canvas",
     "Checkpoint": "mcot.canvas._canvas",
@@ -25,10 +24,9 @@ _EXPORTS = {
     "Observation": "mcot.canvas._types",
     "Snapshot": "mcot.canvas._types",
 }
-"""Names are imported on first use: a run's blob store does not load cairo (and its declaration parsing)."""
+"""Names are imported on first use: importing the canvas does not load cairo (and its declaration parsing)."""
 
 if TYPE_CHECKING:
-    from mcot.canvas._blobs import BlobStore
     from mcot.canvas._canvas import OPS, Canvas, Checkpoint
     from mcot.canvas._errors import CanvasError
     from mcot.canvas._limits import MAX_COORD, MAX_ELEMENTS, MAX_PIXELS, MAX_SIDE, MAX_WIDTH
@@ -55,7 +53,6 @@ __all__ = [
     "MAX_SIDE",
     "MAX_WIDTH",
     "OPS",
-    "BlobStore",
     "Canvas",
     "CanvasError",
     "Checkpoint",

@@ -2,7 +2,8 @@
 
 The public surface is re-exported here; docs/scoring.md describes each protocol. A benchmark plugs its
 protocol, report tables and trace verifier in through `register_scoring` (mcot.eval.registry). Names are imported
-on first use, so that `import mcot.eval.rundir` (what `mcot run` needs) does not load numpy and every protocol.
+on first use, so that `import mcot.eval` does not load numpy and every protocol; the run-directory names (`Run`,
+`Score`, …) are those of `mcot.rundir`.
 """
 
 from __future__ import annotations
@@ -43,12 +44,12 @@ _EXPORTS = {
     "unregister_scoring": "mcot.eval.registry",
     "build_report": "mcot.eval.report",
     "write_report": "mcot.eval.report",
-    "Run": "mcot.eval.rundir",
-    "Score": "mcot.eval.rundir",
-    "check_frozen_items": "mcot.eval.rundir",
-    "open_run": "mcot.eval.rundir",
-    "read_scores": "mcot.eval.rundir",
-    "write_scores": "mcot.eval.rundir",
+    "Run": "mcot.rundir",
+    "Score": "mcot.rundir",
+    "check_frozen_items": "mcot.rundir",
+    "open_run": "mcot.rundir",
+    "read_scores": "mcot.rundir",
+    "write_scores": "mcot.rundir",
     "ScoreSummary": "mcot.eval.scoring",
     "score_run": "mcot.eval.scoring",
     "mcnemar_exact": "mcot.eval.stats",
@@ -77,10 +78,11 @@ if TYPE_CHECKING:
     from mcot.eval.protocols import Scorer
     from mcot.eval.registry import ScoringSpec, register_scoring, scoring_spec, unregister_scoring
     from mcot.eval.report import build_report, write_report
-    from mcot.eval.rundir import Run, Score, check_frozen_items, open_run, read_scores, write_scores
     from mcot.eval.scoring import ScoreSummary, score_run
     from mcot.eval.stats import mcnemar_exact, paired_bootstrap, plcc, srcc, wilson_interval
     from mcot.eval.verify import TraceVerdict, verify_trace
+
+    from mcot.rundir import Run, Score, check_frozen_items, open_run, read_scores, write_scores
 
 
 def __getattr__(name: str) -> Any:

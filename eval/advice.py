@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from mcot.eval.rundir import Score
+from mcot.rundir import Score
 
 CAUSE_WIDTH = 100
 MISSING_STATUS = "missing"

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mcot.eval.rundir import Score
+from mcot.rundir import Score
 
 YES = "Yes"
 NO = "No"

@@ -14,8 +14,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mcot.eval.calibration import calibrate, has_known_answers
-from mcot.eval.rundir import Score, order_arms
 from mcot.eval.stats import plcc, srcc
+
+from mcot.rundir import Score, order_arms
 
 RBENCH_CATEGORIES = ("math", "physics", "counting", "game")
 GEPBENCH_ASPECTS = ("existence", "counting", "size", "location", "reference", "relationship")

@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from mcot.benchmarks.item import Item
     from mcot.eval.metrics import Table
     from mcot.eval.protocols import Scorer
-    from mcot.eval.rundir import Score
     from mcot.eval.verify import TraceVerdict
+
+    from mcot.rundir import Score
 
 ProtocolFn = Callable[["Scorer", "Item", str, dict[str, Any], "Score"], Awaitable[None]]
 """Fills `score` (correct, score, method, extracted, details) from the item, the response text and the result."""

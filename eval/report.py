@@ -14,7 +14,8 @@ from mcot.eval.errors import EvalError
 from mcot.eval.figures import Figures, write_figures
 from mcot.eval.metrics import Table, benchmark_tables, by_mode, name_protocol, num
 from mcot.eval.registry import OFFICIAL, ROBUST
-from mcot.eval.rundir import Run, Score, order_arms, write_text_atomic
+
+from mcot.rundir import Run, Score, order_arms, write_text_atomic
 
 EXCERPT_CHARS = 80
 DIFFERENCES_TITLE = "Where the protocols differ"
@@ -122,18 +123,16 @@ def _protocol_line(protocol: str | None, both: bool) -> str:
 def _header(
     run: Run, scores: Sequence[Score], protocol: str | None = None, both: bool = False
 ) -> list[tuple[str, str]]:
-    manifest = run.manifest
-    generator = (manifest.get("generator") or {}).get("spec")
-    model = (manifest.get("model") or {}).get("spec", "?")
+    generator, model = run.manifest.generator_spec, run.manifest.model_spec or "?"
     solver = ("generator", str(generator)) if generator else ("model", str(model))
-    dataset = manifest.get("dataset") or {}
+    dataset = run.manifest.dataset
     judges = sorted({str(s.judge.get("spec")) for s in scores if s.judge})
     rows = [
         solver,
         ("arms", ", ".join(_arm_label(run, arm) for arm in by_mode(scores)) or "—"),
         (
             "dataset",
-            f"{dataset.get('path', '?')} (frozen copy RUN/items.jsonl, sha256 {str(dataset.get('sha256', '?'))[:12]}, "
+            f"{dataset.path or '?'} (frozen copy RUN/items.jsonl, sha256 {str(dataset.sha256 or '?')[:12]}, "
             f"{len(run.items)} items)",
         ),
         ("judge", ", ".join(judges) if judges else "none (rules only)"),

@@ -23,8 +23,9 @@ from mcot.eval.errors import EvalError
 from mcot.eval.judges import JudgeCache, JudgeModel, load_templates
 from mcot.eval.protocols import Scorer
 from mcot.eval.registry import OFFICIAL, PROTOCOLS, ROBUST, scoring_spec
-from mcot.eval.rundir import MANIFEST, Run, Score, open_run, order_arms, write_scores, write_text_atomic
 from mcot.eval.verify import verify_trace
+
+from mcot.rundir import JudgeEntry, Run, Score, ScoringEntry, open_run, order_arms, write_manifest, write_scores
 
 CACHE_ENV = "MCOT_JUDGE_CACHE"
 CACHE_DIR = "judge-cache"
@@ -142,7 +143,7 @@ def score_run(
             cache=cache,
             items_root=run.items_root,
             run_root=run.root,
-            generator=(run.manifest.get("model") or {}).get("spec"),
+            generator=run.manifest.model_spec,
             protocol=name,
         )
 
@@ -154,22 +155,22 @@ def score_run(
         reuse = {(score.id, score.mode): score for score in summary.scores}
         second = asyncio.run(score_results(run, scorer(ROBUST), concurrency=concurrency, reuse=reuse))
         summary.robust = second.scores
-        write_text_atomic(robust_path, "".join(score.to_json_line() + "\n" for score in second.scores))
+        write_scores(run.root, second.scores, ROBUST_SCORES)
     elif robust_path.exists():
         robust_path.unlink()
     if cache is not None:
         summary.cache_hits, summary.cache_misses = cache.hits, cache.misses
-    manifest = dict(run.manifest)
+    manifest = run.manifest.model_copy(deep=True)
     if judge is not None:
         used = {name: t.sha256 for name, t in sorted(templates.items())}
         combined = hashlib.sha256(json.dumps(used, sort_keys=True).encode()).hexdigest()
-        manifest["judge"] = {"spec": judge.spec, "template_sha256": combined, "templates": used}
+        manifest.judge = JudgeEntry(spec=judge.spec, template_sha256=combined, templates=used)
     else:
-        manifest["judge"] = None
-    manifest["scoring"] = {"protocol": protocol}
+        manifest.judge = None
+    manifest.scoring = ScoringEntry(protocol=protocol)
     if protocol == BOTH:
-        manifest["scoring"]["files"] = {OFFICIAL: "scores.jsonl", ROBUST: ROBUST_SCORES}
-    write_text_atomic(run.root / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+        manifest.scoring.files = {OFFICIAL: "scores.jsonl", ROBUST: ROBUST_SCORES}
+    write_manifest(run.root, manifest)
     if report:
         from mcot.eval.report import write_report
 

@@ -12,6 +12,7 @@ import typer
 
 from mcot.cli_help import CONTEXT_SETTINGS, HelpTyper
 from mcot.errors import UsageError
+from mcot.rundir import RunDirError
 
 app = HelpTyper(
     name="mcot",
@@ -79,7 +80,7 @@ def _dispatch(module: str, function: str, **kwargs: Any) -> None:
     target: Callable[..., Any] = getattr(command_module, function)
     try:
         code = target(**kwargs)
-    except UsageError as exc:
+    except (UsageError, RunDirError) as exc:
         _fail(str(exc))
     else:
         if code:

@@ -14,8 +14,7 @@ from typing import Any
 
 from mcot.benchmarks.item import Item
 from mcot.errors import UsageError
-from mcot.eval.rundir import RunDir
-from mcot.manifest import build_manifest
+from mcot.rundir import RunDir, build_manifest
 from mcot.runner import RunSummary, execute, freeze, open_or_refuse, prepare_dataset, read_source_items
 
 SAMPLE_SEPARATOR = "~"
@@ -103,7 +102,8 @@ async def imagine_async(config: ImagineConfig, *, bar: bool = False) -> RunSumma
     if config.limit is not None:
         items = items[: config.limit]
     items = expand_samples(items, config.n_per_prompt)
-    frozen, dataset = freeze(items, items_dir, config.limit)
+    frozen = freeze(items, items_dir, run_dir.root)
+    dataset = frozen.dataset_entry(items_dir, config.limit)
     options = ImageOptions(seed=config.seed, steps=config.steps, guidance=config.guidance, size=config.size)
     solvers = {arm: ImageSolver(generator, arm, options) for arm, generator in generators.items()}
     first = next(iter(solvers.values()))
@@ -122,7 +122,7 @@ async def imagine_async(config: ImagineConfig, *, bar: bool = False) -> RunSumma
     summary = await execute(
         run_dir,
         manifest,
-        items,
+        frozen,
         items_dir,
         solvers,
         config.concurrency,

@@ -54,8 +54,9 @@ from pathlib import Path
 from typing import Any
 
 from mcot.agents.fake_provider import FakeProvider, Faults, JudgeAgent, Paid, SoakAgent
-from mcot.eval.rundir import read_jsonl
 from soak import FINAL_STATUSES, child_env, generate, pair_lines  # the sibling script (python puts perf/ on the path)
+
+from mcot.rundir import read_jsonl
 
 """Statuses a resume keeps (mcot.runner.DONE_STATUSES): a pair with two such lines was solved twice."""
 REFERENCE = re.compile(r"Reference ([0-9a-f]{16})\.")

@@ -112,7 +112,8 @@ def time_diffusers(images: int, steps: int, size: int) -> dict[str, float] | Non
     from mcot.agents.generators import ImageOptions, ImageSolver, load_generator
     from mcot.agents.generators.tiny_pipeline import build_tiny_pipeline
     from mcot.benchmarks.item import Item
-    from mcot.canvas import BlobStore
+
+    from mcot.rundir import BlobStore
 
     diffusers.utils.logging.set_verbosity_error()
     diffusers.utils.logging.disable_progress_bar()

@@ -44,9 +44,9 @@ from pathlib import Path
 from typing import Any
 
 from mcot.agents.fake_provider import FakeProvider, Faults, JudgeAgent, SoakAgent
-from mcot.eval.rundir import read_jsonl
 
 from mcot.failures import summarize_failures
+from mcot.rundir import read_jsonl
 
 WIRES = ("openai-compatible", "anthropic")
 FINAL_ANSWER = "The answer is \\boxed{"

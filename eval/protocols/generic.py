@@ -14,7 +14,8 @@ from mcot.eval.extract import (
 from mcot.eval.match import match_answer, parse_quantity
 from mcot.eval.protocols.gepbench import gepbench_robust
 from mcot.eval.protocols.scorer import Scorer
-from mcot.eval.rundir import Score
+
+from mcot.rundir import Score
 
 
 async def generic_protocol(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:

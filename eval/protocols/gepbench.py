@@ -14,7 +14,8 @@ from mcot.benchmarks.item import Item
 from mcot.eval.extract import extract_choice_robust, last_standalone_letter, option_letters
 from mcot.eval.match import normalize_text
 from mcot.eval.protocols.scorer import Scorer
-from mcot.eval.rundir import Score
+
+from mcot.rundir import Score
 
 
 def answer_letter(item: Item) -> str | None:

@@ -30,7 +30,8 @@ from mcot.eval.calibration import answer_word, calibration_pairs, known_answers
 from mcot.eval.extract import read_answer_list, read_labelled_rating
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.registry import OFFICIAL, ROBUST
-from mcot.eval.rundir import Score
+
+from mcot.rundir import Score
 
 GOBENCH_DIMENSIONS = ("authenticity", "aesthetics", "fidelity")
 

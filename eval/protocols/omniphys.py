@@ -24,7 +24,8 @@ from mcot.eval.extract import (
 from mcot.eval.match import match_answer
 from mcot.eval.protocols.generic import last_line
 from mcot.eval.protocols.scorer import Scorer
-from mcot.eval.rundir import Score
+
+from mcot.rundir import Score
 
 
 async def omniphys_official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:

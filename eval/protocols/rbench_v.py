@@ -20,7 +20,8 @@ from mcot.eval import judges
 from mcot.eval.extract import extract_boxed, extract_boxed_all, extract_choice
 from mcot.eval.match import Match, match_angle, match_answer, parse_number, parse_quantity
 from mcot.eval.protocols.scorer import Scorer
-from mcot.eval.rundir import Score
+
+from mcot.rundir import Score
 
 OFFICIAL_TRIES = 5
 """Calls per judge stage in the official protocol before the stage counts as failed (score 0)."""

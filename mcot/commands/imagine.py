@@ -10,6 +10,7 @@ from pathlib import Path
 from mcot.commands.run import MAX_CONCURRENCY, report_end
 from mcot.errors import UsageError
 from mcot.progress import on_terminal
+from mcot.rundir import run_lock
 
 _SIZE = re.compile(r"^(\d{2,5})x(\d{2,5})$")
 
@@ -64,7 +65,8 @@ def run_imagine(
         max_tries=max_tries,
     )
     try:
-        summary = asyncio.run(imagine_async(config, bar=on_terminal(sys.stderr)))
+        with run_lock(out, "mcot imagine"):  # one writer per run directory: a second one refuses at once
+            summary = asyncio.run(imagine_async(config, bar=on_terminal(sys.stderr)))
     except ValueError as exc:  # a bad generator spec or dataset reaches the user as one line
         raise UsageError(str(exc)) from exc
     arms = "\n".join(f"{arm}: generator {spec}" for arm, spec in arm_specs(generator).items())

@@ -9,6 +9,7 @@ import typer
 
 from mcot.arms import describe_arms, parse_arms
 from mcot.errors import UsageError
+from mcot.rundir import run_lock
 from mcot.runner import RunConfig, RunSummary
 from mcot.runner import run_items as run_all
 
@@ -93,7 +94,8 @@ def run_items(
         ray_address=ray_address,
     )
     try:
-        summary = run_all(config)
+        with run_lock(out, "mcot run"):  # one writer per run directory: a second one refuses at once
+            summary = run_all(config)
     except ValueError as exc:  # a bad model spec or dataset reaches the user as one line
         raise UsageError(str(exc)) from exc
     return report_end(summary, describe_arms(config.arms))

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mcot.export.images import ImageCatalog
+from mcot.rundir import json_line
 
 FORMATS = ("jsonl", "parquet", "hf")
 FOLDER_FORMATS = ("jsonl", "hf")
@@ -31,7 +32,7 @@ def write_jsonl(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, folder: P
     count = 0
     with (folder / RECORDS_FILE).open("w", encoding="utf-8") as handle:
         for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.write(json_line(row) + "\n")
             count += 1
     for name, source in catalog.sources.items():
         target = folder / name

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcot.eval.rundir import Run, open_run
 from mcot.export.formats import (
     FOLDER_FORMATS,
     FORMATS,
@@ -22,6 +21,7 @@ from mcot.export.images import ImageCatalog
 from mcot.export.output import ExportError, check_out, staged
 from mcot.export.records import is_generation_run, iter_pairs, model_spec, pair_keys, read_run_scores
 from mcot.export.views import VIEW_BUILDERS, VIEWS
+from mcot.rundir import Run, open_run
 
 
 @dataclass

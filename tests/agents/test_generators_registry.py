@@ -26,9 +26,10 @@ from mcot.agents import (
 from mcot.agents.generators import generator_spec_help, parse_size, unregister_generator
 from mcot.agents.generators.base import as_png
 from mcot.agents.pricing import image_cost_usd
-from mcot.agents.session import MemoryBlobs
 from mcot.benchmarks.item import Item
 from PIL import Image
+
+from mcot.rundir import MemoryBlobs
 
 BUILTIN = ("diffusers", "openai-image", "procedural")
 

@@ -16,7 +16,8 @@ from mcot.benchmarks.item import Item
 from mcot.eval.protocols.gepbench import answer_letter, gepbench_official, gepbench_robust
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.registry import ProtocolFn
-from mcot.eval.rundir import Score
+
+from mcot.rundir import Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "gepbench.jsonl"
 LINES: list[dict[str, Any]] = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line]

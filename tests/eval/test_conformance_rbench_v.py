@@ -19,7 +19,8 @@ from mcot.benchmarks.item import Item
 from mcot.eval.judges import load_templates
 from mcot.eval.protocols import Scorer, rbench_v_official, rbench_v_robust
 from mcot.eval.registry import OFFICIAL, ROBUST, scoring_spec
-from mcot.eval.rundir import Score
+
+from mcot.rundir import Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "rbench_v.jsonl"
 LINES = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -27,10 +27,11 @@ from mcot.eval.calibration import (
 )
 from mcot.eval.metrics import Table, gobench_tables, judge_calibration_table
 from mcot.eval.protocols.gobench import generation_questions
-from mcot.eval.rundir import Score, read_scores
 from mcot.eval.scoring import ROBUST_SCORES, score_run
 from PIL import Image
 from scipy import stats
+
+from mcot.rundir import Score, read_scores
 
 CATEGORIES = {"d": "direct_light_images", "r": "reflect_light_images", "f": "refracted_light_images"}
 GOBENCH_QUESTIONS = [f"Is GOBench property {k} of the scene right?" for k in range(1, 6)]

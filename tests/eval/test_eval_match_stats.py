@@ -17,9 +17,10 @@ from mcot.eval.metrics import (
     scaled_proximity_score,
     tally,
 )
-from mcot.eval.rundir import Score
 from mcot.eval.stats import mcnemar_exact, paired_bootstrap, plcc, rank_average, srcc, wilson_interval
 from scipy import stats as scipy_stats
+
+from mcot.rundir import Score
 
 MATCH_CASES = [
     ("2\\sqrt{2}", "2.83", True, "numeric"),

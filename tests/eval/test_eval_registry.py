@@ -11,9 +11,10 @@ from mcot.benchmarks.item import Item
 from mcot.eval.metrics import Table, generic_tables, tally
 from mcot.eval.protocols import Scorer, generic_protocol
 from mcot.eval.registry import ScoringSpec, register_scoring, scoring_spec, unregister_scoring
-from mcot.eval.rundir import Score
 from mcot.eval.scoring import score_run
 from mcot.eval.verify import TraceVerdict
+
+from mcot.rundir import Score
 
 
 async def parity_protocol(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:

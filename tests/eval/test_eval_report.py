@@ -27,10 +27,11 @@ from mcot.eval.figures import (
     result_values,
 )
 from mcot.eval.metrics import TRACE_TITLE, benchmark_tables
-from mcot.eval.rundir import open_run, read_scores
 from mcot.eval.scoring import score_run
 from mcot.eval.verify import VERIFIERS
 from PIL import Image
+
+from mcot.rundir import open_run, read_scores
 
 LONG = "a-category-name-far-too-long-for-one-line-of-a-chart"
 TOY_CATEGORIES = [f"part {k:02d}" for k in range(MAX_CATEGORIES + 3)] + [LONG]

@@ -34,8 +34,9 @@ from mcot.eval.protocols import (
     rbench_v_official,
     rbench_v_robust,
 )
-from mcot.eval.rundir import Score
 from PIL import Image
+
+from mcot.rundir import Score
 
 EXAMPLES = int(os.environ.get("PROTOCOL_FUZZ_EXAMPLES", "30"))
 """Replies tried per (protocol, item) case (CI size)."""

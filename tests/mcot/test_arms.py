@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from mcot.agents.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import Item, write_items
-from mcot.eval.rundir import read_jsonl
 from mcot.tools import CANVAS_TOOLS, registry
 from PIL import Image
 
 from mcot.arms import parse_arms
 from mcot.errors import UsageError
+from mcot.rundir import read_jsonl
 from mcot.runner import RunConfig, run_items
 
 

@@ -12,11 +12,11 @@ from mcot.agents.prompts import PromptTemplate, TaskFormat
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.metrics import Table
 from mcot.eval.registry import ScoringSpec
-from mcot.eval.rundir import Score, read_jsonl
 
 from mcot.arms import parse_arms
 from mcot.commands.score import run_score
 from mcot.declarations import Benchmark, declare, declared, undeclare
+from mcot.rundir import Score, read_jsonl
 from mcot.runner import RunConfig, run_items
 
 TOY = "toy-tally"

@@ -19,12 +19,12 @@ from mcot.agents.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import read_items
 from mcot.canvas import Canvas
 from mcot.eval.registry import register_scoring, scoring_spec
-from mcot.eval.rundir import read_jsonl
 from mcot.eval.verify import trace_ops, verify_diagram_trace
 from PIL import Image, ImageChops
 from typer.testing import CliRunner
 
 from mcot.cli import app
+from mcot.rundir import read_jsonl
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from mcot.agents.fake_provider import Fail, FakeProvider, ImageReply, solid_png
-from mcot.eval.rundir import read_jsonl
+
+from mcot.rundir import read_jsonl
 
 CATEGORIES = ("direct_light_images", "reflect_light_images", "refracted_light_images")
 PROMPTS = (

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from mcot.agents.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import Item, write_items
-from mcot.eval.rundir import read_jsonl
 from PIL import Image
+
+from mcot.rundir import read_jsonl
 
 N_ITEMS = 6
 

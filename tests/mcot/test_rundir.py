@@ -2,7 +2,8 @@ import json
 from pathlib import Path
 
 import pytest
-from mcot.eval.rundir import RunDir, RunDirError, read_jsonl
+
+from mcot.rundir import RunDir, RunDirError, read_jsonl
 
 
 def test_last_line_per_item_and_mode_wins(handmade_run: Path) -> None:

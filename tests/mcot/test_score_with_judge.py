@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from mcot.agents.fake_provider import FakeProvider, Raw, Reply
 from mcot.benchmarks.item import Item, write_items
-from mcot.eval.rundir import read_jsonl
 
 from mcot.arms import parse_arms
 from mcot.commands.score import run_score
+from mcot.rundir import read_jsonl
 from mcot.runner import RunConfig, run_items
 
 PREDICTIONS = {

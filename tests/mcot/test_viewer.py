@@ -6,12 +6,12 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from mcot.eval.rundir import RunDirError, open_run
 from typer.testing import CliRunner
 from viewer_runs import EVIL_ID, EVIL_TEXT, generation_run, large_run, payload_run, triage_run
 
 import mcot.viewer as viewer
 from mcot.cli import app
+from mcot.rundir import RunDirError, open_run
 from mcot.viewer import correctness, shard_dir, step_counts, viewer_data, write_viewer
 
 

@@ -2,7 +2,7 @@
 a run whose texts are HTML/JS payloads, generation and diagram-edit runs, and a large synthetic run.
 
 Each is written as `mcot run` / `mcot imagine` and `mcot score` would leave it (frozen items with their hash in the
-manifest, results, traces, blobs, scores), so `write_viewer` reads it through `mcot.eval.rundir.open_run`.
+manifest, results, traces, blobs, scores), so `write_viewer` reads it through `mcot.rundir.open_run`.
 """
 
 from __future__ import annotations
