@@ -427,7 +427,7 @@ async def drive(
     from mcot.spending import CostBudget
 
     arms = sorted({arm for _, arm in order})
-    # what is kept per pair is one byte of `outcomes` and a reference in `pending`: a run's memory is flat in its size
+    # per pair a run keeps its id and line offset (items), its place in `order` and a byte of `outcomes`: no items
     outcomes = PairOutcomes(items.index, arms)
     budget = CostBudget(pacing.max_cost_usd)
     monitor = RunMonitor(len(items) * len(arms), 0, 0, aimd, budget)
