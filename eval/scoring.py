@@ -25,15 +25,24 @@ from mcot.eval.protocols import Scorer
 from mcot.eval.registry import OFFICIAL, PROTOCOLS, ROBUST, scoring_spec
 from mcot.eval.verify import verify_trace
 
-from mcot.rundir import JudgeEntry, Run, Score, ScoringEntry, open_run, order_arms, write_manifest, write_scores
+from mcot.rundir import (
+    ROBUST_SCORES,
+    SCORES,
+    JudgeEntry,
+    Run,
+    Score,
+    ScoringEntry,
+    open_run,
+    order_arms,
+    write_manifest,
+    write_scores,
+)
 
 CACHE_ENV = "MCOT_JUDGE_CACHE"
 CACHE_DIR = "judge-cache"
 BOTH = "both"
 SCORING_CHOICES = (*PROTOCOLS, BOTH)
 """What `score_run(protocol=...)` and `mcot score --protocol` accept: official, robust, both."""
-ROBUST_SCORES = "scores.robust.jsonl"
-"""With protocol "both": the robust scores, beside the official ones in scores.jsonl."""
 
 
 @dataclass
@@ -169,7 +178,7 @@ def score_run(
         manifest.judge = None
     manifest.scoring = ScoringEntry(protocol=protocol)
     if protocol == BOTH:
-        manifest.scoring.files = {OFFICIAL: "scores.jsonl", ROBUST: ROBUST_SCORES}
+        manifest.scoring.files = {OFFICIAL: SCORES, ROBUST: ROBUST_SCORES}
     write_manifest(run.root, manifest)
     if report:
         from mcot.eval.report import write_report

@@ -10,7 +10,7 @@ from typing import Any
 from mcot.benchmarks.item import Item
 from mcot.eval.advice import MISSING_STATUS
 from mcot.export.images import ImageCatalog
-from mcot.rundir import Run, latest_by_key, order_arms, read_jsonl
+from mcot.rundir import SCORES, Run, latest_by_key, order_arms, read_jsonl
 
 MISSING_REASON = "the run has no result for this item and arm (interrupted, or not run yet)"
 _STEP_IMAGES = ("image", "seen")
@@ -73,7 +73,7 @@ def run_arms(run: Run) -> list[str]:
 
 def read_run_scores(run: Run) -> dict[tuple[str, str], dict[str, Any]] | None:
     """Return the last score line per (id, arm) of RUN/scores.jsonl, or None when the run is not scored."""
-    path = run.root / "scores.jsonl"
+    path = run.root / SCORES
     return latest_by_key(read_jsonl(path)) if path.is_file() else None
 
 

@@ -36,6 +36,7 @@ _EXPORTS = {
     "RESULTS": "mcot.rundir.layout",
     "SCHEDULE": "mcot.rundir.layout",
     "SCORES": "mcot.rundir.layout",
+    "ROBUST_SCORES": "mcot.rundir.layout",
     "safe_stem": "mcot.rundir.layout",
     "TRACES": "mcot.rundir.layout",
     "now_iso": "mcot.rundir.clock",
@@ -103,7 +104,18 @@ if TYPE_CHECKING:
     from mcot.rundir.errors import RunDirError, RunInUseError
     from mcot.rundir.items import FrozenItems, check_frozen_items, file_sha256, frozen_line, source_change
     from mcot.rundir.jsonl import compact_json, escape_unsafe, iter_jsonl, json_line, json_text, read_jsonl, write_jsonl
-    from mcot.rundir.layout import BLOBS, ITEMS_COPY, LOCK, MANIFEST, RESULTS, SCHEDULE, SCORES, TRACES, safe_stem
+    from mcot.rundir.layout import (
+        BLOBS,
+        ITEMS_COPY,
+        LOCK,
+        MANIFEST,
+        RESULTS,
+        ROBUST_SCORES,
+        SCHEDULE,
+        SCORES,
+        TRACES,
+        safe_stem,
+    )
     from mcot.rundir.ledger import ResultsLedger, latest_by_key
     from mcot.rundir.lock import RunLock, run_lock
     from mcot.rundir.manifest import (
@@ -150,6 +162,7 @@ __all__ = [
     "LOCK",
     "MANIFEST",
     "RESULTS",
+    "ROBUST_SCORES",
     "SCHEDULE",
     "SCORES",
     "TRACES",

@@ -9,6 +9,8 @@ import re
 MANIFEST = "manifest.json"
 RESULTS = "results.jsonl"
 SCORES = "scores.jsonl"
+ROBUST_SCORES = "scores.robust.jsonl"
+"""With scoring protocol "both": the robust scores, beside the official ones in scores.jsonl."""
 ITEMS_COPY = "items.jsonl"
 SCHEDULE = "schedule.jsonl"
 TRACES = "traces"

@@ -8,6 +8,7 @@ every field optional, so a manifest written by any earlier mcot reads, and is wr
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -237,8 +238,6 @@ def parse_manifest(data: object, where: str) -> Manifest:
 
 def read_manifest(root: Path) -> Manifest:
     """Return RUN/manifest.json; raise RunDirError when `root` is not a run directory or the manifest is malformed."""
-    import json
-
     path = Path(root) / MANIFEST
     try:
         text = path.read_bytes()

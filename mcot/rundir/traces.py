@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from mcot.rundir.atomic import write_text_atomic
 from mcot.rundir.jsonl import iter_jsonl, json_line, write_jsonl
 from mcot.rundir.layout import TRACES
 
@@ -198,8 +199,6 @@ class TraceStore:
 
     def write_text(self, item_id: str, mode: str, text: str) -> str:
         """Write trace text made elsewhere (`Trace.to_text((item_id, mode))`, a remote worker's); return its path."""
-        from mcot.rundir.atomic import write_text_atomic
-
         write_text_atomic(self.path(item_id, mode), text)
         return trace_relpath(item_id, mode)
 
