@@ -30,8 +30,8 @@ _EXPORTS = {
     "Solver": "mcot.agents.solver",
     "ChatSolver": "mcot.agents.solver",
     "Recorder": "mcot.agents.trace",
-    "Step": "mcot.agents.trace",
-    "Trace": "mcot.agents.trace",
+    "Step": "mcot.rundir.traces",
+    "Trace": "mcot.rundir.traces",
     "GeneratedImage": "mcot.agents.generators",
     "GeneratorError": "mcot.agents.generators",
     "ImageGenerator": "mcot.agents.generators",
@@ -61,7 +61,9 @@ if TYPE_CHECKING:
     from mcot.agents.generators.solver import ImageOptions, ImageSolver
     from mcot.agents.prompts import prompt_hashes
     from mcot.agents.solver import ChatSolver, Prediction, Solver, solve
-    from mcot.agents.trace import Recorder, Step, Trace
+    from mcot.agents.trace import Recorder
+
+    from mcot.rundir.traces import Step, Trace
 
 
 def __getattr__(name: str) -> Any:

@@ -8,8 +8,9 @@ The hints (item id, arm, prompt-view facts) are no part of it. The key is built 
 part by part ("tools differ", "message 3 (user) differs").
 
 `CachedBackend(inner, DIR)` stores every successful response under `DIR/<key[:2]>/<key>.json` (written to a
-temporary sibling and renamed, so processes may share DIR) and serves a stored one without a call. The files
-hold the response only (text, tool calls, usage, stop reason, sampling): never a key or a header.
+temporary sibling and renamed, so processes may share DIR; one JSON line that reads back whatever it holds) and
+serves a stored one without a call. The files hold the response only (text, tool calls, usage, stop reason,
+sampling): never a key or a header.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def digest_request(spec: str, request: ModelRequest) -> RequestDigest:
     tools = _tools_digest(request.tools) if request.tools is not None else None
     temperature = float(request.temperature)
     whole = [spec, request.max_tokens, temperature, request.seed, tools, messages]
-    key = hashlib.sha256(_dumps(whole).encode("utf-8")).hexdigest()
+    key = hashlib.sha256(_dumps(whole).encode("utf-8", "surrogatepass")).hexdigest()
     parts = {
         "model": spec,
         "max_tokens": str(request.max_tokens),
@@ -152,7 +153,7 @@ def _digest_message(message: Message) -> str:
             parts.append(["other", repr(part)])
     calls = [[call.id, call.name, _canonical_arguments(call.arguments)] for call in message.tool_calls]
     canonical = [message.role, parts, calls, message.tool_calls_in_text]
-    return hashlib.sha256(_dumps(canonical).encode("utf-8")).hexdigest()
+    return hashlib.sha256(_dumps(canonical).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @lru_cache(maxsize=4096)
@@ -261,10 +262,9 @@ class CachedBackend:
 
     def store(self, key: str, response: ModelResponse) -> Path:
         """Write a response under `key` atomically (a temporary sibling, then a rename); return its path."""
-        from mcot.benchmarks.files import write_text_atomic
+        from mcot.rundir import json_line, write_text_atomic
 
-        text = json.dumps(response_to_json(response, self.inner.spec), ensure_ascii=False)
-        return write_text_atomic(self.path(key), text)
+        return write_text_atomic(self.path(key), json_line(response_to_json(response, self.inner.spec)))
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
         """Return the stored response to this request, else the inner backend's (stored when it succeeds)."""

@@ -94,12 +94,13 @@ async def run_text_loop(session: Session) -> LoopState:
     state = initial_state()
     await session.prepare()
     status, error, _ = await session.call_model()
-    state.update(turns=session.turns, status=status, error=error, answer=session.answer, canvas_sha=session.canvas_sha)
+    state["turns"], state["status"], state["error"] = session.turns, status, error
+    state["answer"], state["canvas_sha"] = session.answer, session.canvas_sha
     return state
 
 
 @cache
-def solver_graph() -> CompiledStateGraph:
+def solver_graph() -> CompiledStateGraph[LoopState, Session, LoopState, LoopState]:
     """Return the compiled solver graph (built once, shared by all concurrent solves)."""
     graph = StateGraph(LoopState, context_schema=Session)
     graph.add_node("prepare", prepare)

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import hashlib
 import io
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from mcot.agents.backends.base import ModelBackend, ModelRequest, ToolSet
 from mcot.agents.budget import Budget
@@ -32,34 +31,13 @@ from mcot.agents.messages import (
 )
 from mcot.agents.prompts import load_prompt, render_task
 from mcot.agents.toolbox import Toolbox, ToolOutcome, outcome
-from mcot.agents.trace import DrawnBy, Recorder
+from mcot.agents.trace import Recorder
+
+from mcot.rundir.blobs import Blobs, blob_path
+from mcot.rundir.traces import DrawnBy
 
 BLANK_CANVAS = (1024, 768)
 _MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
-
-
-class Blobs(Protocol):
-    """The part of mcot.canvas.BlobStore a solve uses."""
-
-    def put(self, data: bytes, suffix: str = ".png") -> str: ...
-
-
-class MemoryBlobs:
-    """An in-memory blob store for callers that keep no run directory (tests, ask-style use)."""
-
-    def __init__(self) -> None:
-        self.data: dict[str, bytes] = {}
-
-    def put(self, data: bytes, suffix: str = ".png") -> str:
-        """Store bytes; return their sha256."""
-        sha = hashlib.sha256(data).hexdigest()
-        self.data[sha + suffix] = data
-        return sha
-
-
-def blob_path(sha: str, suffix: str = ".png") -> str:
-    """Return the run-relative path of a blob (`blobs/<sha><suffix>`)."""
-    return f"blobs/{sha}{suffix}"
 
 
 def image_part(path: Path, *, canvas: bool = False) -> ImagePart:

@@ -12,17 +12,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkable
 
 from langgraph.errors import GraphRecursionError
 from mcot.agents.backends import load_model
 from mcot.agents.backends.base import ModelBackend, redactor, sampling_support
 from mcot.agents.budget import Budget
-from mcot.agents.graph import initial_state, run_text_loop, solver_graph
+from mcot.agents.graph import LoopState, initial_state, run_text_loop, solver_graph
 from mcot.agents.pricing import cost_usd
-from mcot.agents.session import Blobs, MemoryBlobs, Session
+from mcot.agents.session import Session
 from mcot.agents.toolbox import RegistryToolbox, Toolbox, toolset
-from mcot.agents.trace import Trace
+
+from mcot.rundir.blobs import Blobs, MemoryBlobs
+from mcot.rundir.traces import Trace
 
 if TYPE_CHECKING:
     from mcot.benchmarks.item import Item
@@ -124,11 +126,14 @@ async def solve(
             if session.tools is None:  # one model turn: the same two steps without the graph engine's set-up
                 final = await run_text_loop(session)
             else:
-                final = await solver_graph().ainvoke(
+                state = await solver_graph().ainvoke(
                     initial_state(), config={"recursion_limit": budget.recursion_limit()}, context=session
                 )
-        status, error = final["status"], final["error"]
-        if status == "running":
+                final = cast(LoopState, state)  # the graph's output is its state
+        ended, error = final["status"], final["error"]
+        if ended in ("ok", "error", "budget"):
+            status = cast(Status, ended)
+        else:  # still "running": the graph stopped without an answer
             status, error = "error", "the loop ended without an answer"
     except TimeoutError:
         # an error, not a budget stop: a provider that hung is no property of the item, so a resume retries it

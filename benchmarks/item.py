@@ -8,9 +8,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from mcot.benchmarks.files import temporary_dir
 from mcot.benchmarks.inputs import InputFileError, excerpt, open_regular
 from pydantic import BaseModel, ConfigDict, Field
+
+from mcot.rundir.atomic import temporary_dir
 
 AnswerType = Literal["choice", "number", "text", "yesno", "rating", "image"]
 ITEMS_FILE = "items.jsonl"

@@ -1,10 +1,10 @@
 """The mcot canvas: ID-addressable vector elements over a raster base, rendered with cairo, replayable.
 
 Public surface: ``Canvas`` (with ``Checkpoint`` for all-or-nothing groups), ``CanvasError``, ``Element``,
-``Snapshot``, ``Observation``, ``BlobStore``, the limits, and the op table: ``OpSpec`` and ``ElementKind``
-(an operation and the kind of element it draws), ``declare_op``/``remove_op``, ``op_specs``/``op_spec``/
-``element_kind``, and the argument types a declared op builds its model from (``Point``, ``Color``, …). See
-docs/canvas.md for the op table and for how rendering stays fast and deterministic.
+``Snapshot``, ``Observation``, the limits (a run's blob store is ``mcot.rundir.BlobStore``), and the op
+table: ``OpSpec`` and ``ElementKind`` (an operation and the kind of element it draws), ``declare_op``/
+``remove_op``, ``op_specs``/``op_spec``/``element_kind``, and the argument types a declared op builds its model
+from (``Point``, ``Color``, …). See docs/canvas.md for the op table and for how rendering stays fast and deterministic.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 _OPS = "mcot.canvas._ops"
 _ARGS = "mcot.canvas._args"
 _EXPORTS = {
-    "BlobStore": "mcot.canvas._blobs",
     "Canvas": "mcot.canvas._canvas",
     "Checkpoint": "mcot.canvas._canvas",
     "CanvasError": "mcot.canvas._errors",
@@ -52,7 +51,7 @@ _EXPORTS = {
     "Text": _ARGS,
     "Width": _ARGS,
 }
-"""Names are imported on first use: a run's blob store does not load cairo (and its declaration parsing)."""
+"""Names are imported on first use: importing the canvas does not load cairo (and its declaration parsing)."""
 
 if TYPE_CHECKING:
     from mcot.canvas._args import (
@@ -72,7 +71,6 @@ if TYPE_CHECKING:
         Text,
         Width,
     )
-    from mcot.canvas._blobs import BlobStore
     from mcot.canvas._canvas import Canvas, Checkpoint
     from mcot.canvas._errors import CanvasError
     from mcot.canvas._limits import MAX_COORD, MAX_ELEMENTS, MAX_PIXELS, MAX_SIDE, MAX_WIDTH
@@ -109,7 +107,6 @@ __all__ = [
     "MAX_PIXELS",
     "MAX_SIDE",
     "MAX_WIDTH",
-    "BlobStore",
     "Canvas",
     "CanvasError",
     "Check",

@@ -2,8 +2,9 @@
 
 The public surface is re-exported here; docs/scoring.md describes each protocol. A benchmark's declaration
 (`mcot.declare_benchmark`) names its protocol module (`official`, `robust`, `tables`, `verifier`:
-mcot.eval.protocols), which `scoring_spec` (mcot.eval.registry) reads; its tables are built from mcot.eval.tables. Names are imported on first use, so that
-`import mcot.eval.rundir` (what `mcot run` needs) does not load numpy and every protocol.
+mcot.eval.protocols), which `scoring_spec` (mcot.eval.registry) reads; its tables are built from mcot.eval.tables.
+Names are imported on first use, so that `import mcot.eval` does not load numpy and every protocol; the
+run-directory names (`Run`, `Score`, …) are those of `mcot.rundir`.
 """
 
 from __future__ import annotations
@@ -43,12 +44,12 @@ _EXPORTS = {
     "scoring_spec": "mcot.eval.registry",
     "build_report": "mcot.eval.report",
     "write_report": "mcot.eval.report",
-    "Run": "mcot.eval.rundir",
-    "Score": "mcot.eval.rundir",
-    "check_frozen_items": "mcot.eval.rundir",
-    "open_run": "mcot.eval.rundir",
-    "read_scores": "mcot.eval.rundir",
-    "write_scores": "mcot.eval.rundir",
+    "Run": "mcot.rundir",
+    "Score": "mcot.rundir",
+    "check_frozen_items": "mcot.rundir",
+    "open_run": "mcot.rundir",
+    "read_scores": "mcot.rundir",
+    "write_scores": "mcot.rundir",
     "ScoreSummary": "mcot.eval.scoring",
     "score_pair": "mcot.eval.scoring",
     "score_run": "mcot.eval.scoring",
@@ -78,11 +79,13 @@ if TYPE_CHECKING:
     from mcot.eval.proximity import scaled_proximity_score
     from mcot.eval.registry import ScoringSpec, scoring_spec
     from mcot.eval.report import benchmark_tables, build_report, write_report
-    from mcot.eval.rundir import Run, Score, check_frozen_items, open_run, read_scores, write_scores
     from mcot.eval.scoring import ScoreSummary, score_pair, score_run
     from mcot.eval.stats import mcnemar_exact, paired_bootstrap, plcc, srcc, wilson_interval
     from mcot.eval.tables import Table, micro_mean, tally
     from mcot.eval.verify import TraceVerdict, verify_trace
+
+    from mcot.rundir import Run, Score, check_frozen_items, open_run, read_scores, write_scores
+
 
 
 def __getattr__(name: str) -> Any:

@@ -23,8 +23,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mcot.eval.rundir import Score
 from mcot.eval.tables import Table, pct, with_all_arms
+
+from mcot.rundir import Score
 
 YES = "Yes"
 NO = "No"

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from mcot.eval.errors import EvalError
-from mcot.eval.rundir import Score, open_run, order_arms, read_scores
 from mcot.eval.stats import mcnemar_exact, paired_bootstrap
 from mcot.eval.tables import Table, num, pct
+
+from mcot.rundir import Manifest, Score, open_run, order_arms, read_scores
 
 
 @dataclass(frozen=True)
@@ -191,12 +192,12 @@ def _usage(results: Sequence[dict[str, Any]]) -> dict[str, float | None]:
     }
 
 
-def _identity(manifest: dict[str, Any], scores: Sequence[Score]) -> dict[str, Any]:
+def _identity(manifest: Manifest, scores: Sequence[Score]) -> dict[str, Any]:
     judges = sorted({str(s.judge.get("spec")) for s in scores if s.judge and s.judge.get("spec")})
     return {
-        "model": (manifest.get("model") or {}).get("spec"),
-        "judge": ((manifest.get("judge") or {}).get("spec")) or (judges[0] if len(judges) == 1 else judges or None),
-        "dataset": (manifest.get("dataset") or {}).get("sha256"),
+        "model": manifest.model_spec,
+        "judge": manifest.judge_spec or (judges[0] if len(judges) == 1 else judges or None),
+        "dataset": manifest.dataset.sha256,
     }
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import re
 import textwrap
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -23,9 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcot.eval.advice import is_generated
-from mcot.eval.rundir import Run, Score, order_arms, write_bytes_atomic
 from mcot.eval.stats import wilson_interval
 from mcot.eval.tables import tally
+
+from mcot.rundir import Run, Score, order_arms, write_bytes_atomic
+from mcot.rundir.layout import safe_stem
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -264,7 +265,7 @@ def _number(value: float) -> str:
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "figure"
+    return safe_stem(text)  # any benchmark name: distinct, and short enough for a file name
 
 
 def _save(figure: Figure, out: Path, stem: str, title: str) -> FigureFile:

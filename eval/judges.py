@@ -141,7 +141,7 @@ class JudgeCache:
 
     def put(self, key: str, raw: str, **record: Any) -> None:
         """Store the raw reply for `key` (with the spec and template hash for people reading the cache)."""
-        from mcot.eval.rundir import write_text_atomic
+        from mcot.rundir import write_text_atomic
 
         write_text_atomic(self._path(key), json.dumps({"raw": raw, **record}, ensure_ascii=False))
 

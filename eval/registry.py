@@ -21,9 +21,10 @@ from mcot.eval.protocol_names import OFFICIAL, PROTOCOLS, ROBUST
 if TYPE_CHECKING:
     from mcot.benchmarks.item import Item
     from mcot.eval.protocols.scorer import Scorer
-    from mcot.eval.rundir import Score
     from mcot.eval.tables import Table
     from mcot.eval.verify import TraceVerdict
+
+    from mcot.rundir import Score
 
 __all__ = [
     "MODULE_NAMES",

@@ -18,9 +18,10 @@ from mcot.eval.errors import EvalError
 from mcot.eval.figures import Figures, write_figures
 from mcot.eval.protocol_names import OFFICIAL, ROBUST
 from mcot.eval.registry import scoring_spec
-from mcot.eval.rundir import Run, Score, order_arms, write_text_atomic
 from mcot.eval.tables import Table, by_mode, name_protocol, num
 from mcot.eval.trace_table import trace_crosstab
+
+from mcot.rundir import Run, Score, order_arms, write_text_atomic
 
 EXCERPT_CHARS = 80
 DIFFERENCES_TITLE = "Where the protocols differ"
@@ -145,18 +146,16 @@ def _protocol_line(protocol: str | None, both: bool) -> str:
 def _header(
     run: Run, scores: Sequence[Score], protocol: str | None = None, both: bool = False
 ) -> list[tuple[str, str]]:
-    manifest = run.manifest
-    generator = (manifest.get("generator") or {}).get("spec")
-    model = (manifest.get("model") or {}).get("spec", "?")
+    generator, model = run.manifest.generator_spec, run.manifest.model_spec or "?"
     solver = ("generator", str(generator)) if generator else ("model", str(model))
-    dataset = manifest.get("dataset") or {}
+    dataset = run.manifest.dataset
     judges = sorted({str(s.judge.get("spec")) for s in scores if s.judge})
     rows = [
         solver,
         ("arms", ", ".join(_arm_label(run, arm) for arm in by_mode(scores)) or "—"),
         (
             "dataset",
-            f"{dataset.get('path', '?')} (frozen copy RUN/items.jsonl, sha256 {str(dataset.get('sha256', '?'))[:12]}, "
+            f"{dataset.path or '?'} (frozen copy RUN/items.jsonl, sha256 {str(dataset.sha256 or '?')[:12]}, "
             f"{len(run.items)} items)",
         ),
         ("judge", ", ".join(judges) if judges else "none (rules only)"),
@@ -200,7 +199,18 @@ def usage_table(run: Run, arms: Sequence[str] = ()) -> Table:
     ordered = [arm for arm in arms if arm in rows] + [arm for arm in order_arms(rows) if arm not in arms]
     table = Table(
         "Tokens and cost per arm",
-        ["Arm", "pairs", "input tokens", "output tokens", "tokens known", "cost ($)", "cost known", "mean cost ($)"],
+        [
+            "Arm",
+            "pairs",
+            "input tokens",
+            "output tokens",
+            "tokens known",
+            "cost ($)",
+            "cost known",
+            "mean cost ($)",
+            "empty answers",
+            "cut answers",
+        ],
     )
     for arm in ordered:
         usages = [row.get("usage") or {} for row in rows[arm]]
@@ -216,12 +226,19 @@ def usage_table(run: Run, arms: Sequence[str] = ()) -> Table:
                 num(sum(costs), 4) if costs else "—",
                 f"{len(costs)}/{len(usages)}",
                 num(sum(costs) / len(costs), 4) if costs else "—",
+                str(sum(1 for row in rows[arm] if row.get("empty") is True)),
+                str(sum(1 for row in rows[arm] if _is_number(row.get("cut_chars")))),
             ]
         )
     table.notes.append(
         "totals over every result of the arm (failed and budget-stopped pairs included: their calls were made); "
         "known: pairs whose usage records the value. A cost is unknown where the model's price is not in "
         "agents/prices.json and the provider did not report one; the offline policy uses no tokens and costs 0"
+    )
+    table.notes.append(
+        "empty answers: the model's final turn was a well-formed empty answer (a stop reason such as `length`, "
+        "no text, no tool call), asked again once and then kept as its answer and scored as the protocol scores "
+        "an empty text; cut answers: a turn's text was longer than the answer limit (its beginning and end kept)"
     )
     return table
 
@@ -250,7 +267,7 @@ def build_report(
         tables.append(differences_table(run, scores, robust))
     drawn = write_figures(run, scores) if figures and scores else Figures()
     header = _header(run, scores, protocol, robust is not None)
-    todo = advice(scores, str(run.root), command=str(run.manifest.get("command") or "mcot run"))
+    todo = advice(scores, str(run.root), command=str(run.manifest.command or "mcot run"))
     md = ["# mcot report", ""] + [f"- **{key}**: {value}" for key, value in header] + [""]
     if todo:
         md += ["## What to do", ""] + [f"- {line}" for line in todo] + [""]

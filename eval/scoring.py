@@ -26,16 +26,26 @@ from mcot.eval.judges import JudgeCache, JudgeModel, load_templates
 from mcot.eval.protocol_names import OFFICIAL, PROTOCOLS, ROBUST
 from mcot.eval.protocols.scorer import FACET_KEYS, FAILED_STATUSES, Scorer, failed_score
 from mcot.eval.registry import scoring_spec
-from mcot.eval.rundir import MANIFEST, Run, Score, open_run, order_arms, write_scores, write_text_atomic
 from mcot.eval.verify import verify_trace
+
+from mcot.rundir import (
+    ROBUST_SCORES,
+    SCORES,
+    JudgeEntry,
+    Run,
+    Score,
+    ScoringEntry,
+    open_run,
+    order_arms,
+    write_manifest,
+    write_scores,
+)
 
 CACHE_ENV = "MCOT_JUDGE_CACHE"
 CACHE_DIR = "judge-cache"
 BOTH = "both"
 SCORING_CHOICES = (*PROTOCOLS, BOTH)
 """What `score_run(protocol=...)` and `mcot score --protocol` accept: official, robust, both."""
-ROBUST_SCORES = "scores.robust.jsonl"
-"""With protocol "both": the robust scores, beside the official ones in scores.jsonl."""
 
 
 @dataclass
@@ -143,7 +153,7 @@ async def score_results(
 
     summary.scores = list(await asyncio.gather(*(one(item, arm) for item in run.items.values() for arm in arms)))
     summary.methods = Counter(score.method for score in summary.scores)
-    summary.advice = advice(summary.scores, str(run.root), command=str(run.manifest.get("command") or "mcot run"))
+    summary.advice = advice(summary.scores, str(run.root), command=str(run.manifest.command or "mcot run"))
     return summary
 
 
@@ -184,7 +194,7 @@ def score_run(
             cache=cache,
             items_root=run.items_root,
             run_root=run.root,
-            generator=(run.manifest.get("model") or {}).get("spec"),
+            generator=run.manifest.model_spec,
             protocol=name,
         )
 
@@ -196,22 +206,22 @@ def score_run(
         reuse = {(score.id, score.mode): score for score in summary.scores}
         second = asyncio.run(score_results(run, scorer(ROBUST), concurrency=concurrency, reuse=reuse))
         summary.robust = second.scores
-        write_text_atomic(robust_path, "".join(score.to_json_line() + "\n" for score in second.scores))
+        write_scores(run.root, second.scores, ROBUST_SCORES)
     elif robust_path.exists():
         robust_path.unlink()
     if cache is not None:
         summary.cache_hits, summary.cache_misses = cache.hits, cache.misses
-    manifest = dict(run.manifest)
+    manifest = run.manifest.model_copy(deep=True)
     if judge is not None:
         used = {name: t.sha256 for name, t in sorted(templates.items())}
         combined = hashlib.sha256(json.dumps(used, sort_keys=True).encode()).hexdigest()
-        manifest["judge"] = {"spec": judge.spec, "template_sha256": combined, "templates": used}
+        manifest.judge = JudgeEntry(spec=judge.spec, template_sha256=combined, templates=used)
     else:
-        manifest["judge"] = None
-    manifest["scoring"] = {"protocol": protocol}
+        manifest.judge = None
+    manifest.scoring = ScoringEntry(protocol=protocol)
     if protocol == BOTH:
-        manifest["scoring"]["files"] = {OFFICIAL: "scores.jsonl", ROBUST: ROBUST_SCORES}
-    write_text_atomic(run.root / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+        manifest.scoring.files = {OFFICIAL: SCORES, ROBUST: ROBUST_SCORES}
+    write_manifest(run.root, manifest)
     if report:
         from mcot.eval.report import write_report
 

@@ -14,8 +14,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from mcot.eval.rundir import Score, order_arms
 from mcot.eval.stats import plcc, srcc
+
+from mcot.rundir import Score, order_arms
 
 
 @dataclass

@@ -15,7 +15,7 @@ answer, an HTTP error, a time-out) closes the streak; with several endpoints, a 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -60,14 +60,16 @@ class CircuitBreaker:
 
 
 def record_not_started(
-    append: Callable[[dict[str, Any]], None], pairs: Sequence[tuple[Item, str]], cause: str
+    append: Callable[[dict[str, Any]], None], pairs: Iterable[tuple[Item, str]], cause: str
 ) -> int:
     """Append a failure record with `cause` for each (item, arm) that did not start; return how many."""
     from mcot.executors.records import failure_record
 
+    count = 0
     for item, arm in pairs:
         append(failure_record(item, arm, cause, 0.0))
-    return len(pairs)
+        count += 1
+    return count
 
 
 async def check_endpoints(backend: Any) -> None:

@@ -15,6 +15,7 @@ from mcot.errors import UsageError
 from mcot.options import command
 from mcot.oserrors import os_failure
 from mcot.runconfig import ImagineConfig, RunConfig
+from mcot.rundir import RunDirError
 
 app = HelpTyper(
     name="mcot",
@@ -73,7 +74,7 @@ def dispatch(module: str, function: str, **kwargs: Any) -> None:
     target: Callable[..., Any] = getattr(command_module, function)
     try:
         code = target(**kwargs)
-    except UsageError as exc:
+    except (UsageError, RunDirError) as exc:
         _fail(str(exc))
     except OSError as exc:  # a full disk, a read-only folder, …: one line, never a traceback (mcot/oserrors.py)
         _fail(*os_failure(exc, kwargs))

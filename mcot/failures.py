@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,8 +36,11 @@ def cause_of(record: dict[str, Any] | None) -> str:
     return short_cause(str(record.get("error") or f"status {record.get('status')}"), CAUSE_WIDTH)
 
 
-def summarize_failures(records: Sequence[dict[str, Any] | None]) -> FailureSummary:
-    """Return the failures among the latest results of a run's (item, arm) pairs (None: a pair never run)."""
+def summarize_failures(records: Iterable[dict[str, Any] | None]) -> FailureSummary:
+    """Return the failures among the latest results of a run's (item, arm) pairs (None: a pair never run).
+
+    Ok results may be left out: only the others are counted (`PairOutcomes.not_ok` yields just those).
+    """
     summary = FailureSummary()
     for record in records:
         status = MISSING_STATUS if record is None else str(record.get("status"))

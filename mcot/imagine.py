@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING
 
 from mcot.benchmarks.item import Item
 from mcot.errors import UsageError
-from mcot.eval.rundir import RunDir
-from mcot.manifest import build_manifest
 from mcot.runconfig import ImagineConfig
+from mcot.rundir import RunDir, build_manifest
 from mcot.runner import Pacing, RunJob, RunSummary, freeze, prepare_dataset, read_source_items
 
 if TYPE_CHECKING:
@@ -80,7 +79,8 @@ def imagine_job(config: ImagineConfig, *, bar: bool = False) -> RunJob:
     if config.limit is not None:
         items = items[: config.limit]
     items = expand_samples(items, config.n_per_prompt)
-    frozen, dataset = freeze(items, items_dir, config.limit)
+    frozen = freeze(items, items_dir, run_dir.root)
+    dataset = frozen.dataset_entry(items_dir, config.limit)
     options = ImageOptions(seed=config.seed, steps=config.steps, guidance=config.guidance, size=config.size_pixels())
     solvers: dict[str, Solver] = {arm: ImageSolver(generator, arm, options) for arm, generator in generators.items()}
     first = next(iter(solvers.values()))
@@ -97,8 +97,7 @@ def imagine_job(config: ImagineConfig, *, bar: bool = False) -> RunJob:
     )
     return RunJob(
         run_dir=run_dir,
-        items=items,
-        frozen=frozen,
+        items=frozen,
         manifest=manifest,
         executor=InProcessExecutor(run_dir, items_dir, solvers),
         pacing=Pacing(config.concurrency, None, 30.0, bar),

@@ -13,7 +13,7 @@ import asyncio
 import contextvars
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -63,8 +63,8 @@ class RunMonitor:
     def __post_init__(self) -> None:
         self.started_at = self.last_finish = self.clock()
 
-    def add_earlier(self, records: list[dict[str, Any]]) -> None:
-        """Count the tokens of earlier sessions' ledger lines (the cost is the budget's)."""
+    def add_earlier(self, records: Iterable[dict[str, Any]]) -> None:
+        """Count the tokens of earlier sessions' ledger lines, read as they come (the cost is the budget's)."""
         for record in records:
             self._add_tokens(record)
 

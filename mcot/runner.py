@@ -3,20 +3,32 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import sys
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcot.benchmarks.item import ITEMS_FILE, Item, ItemError, read_items
+from mcot.benchmarks.item import ITEMS_FILE, Item, ItemError, iter_items, read_items
 from mcot.breaker import CircuitBreaker, check_endpoints, record_not_started
 from mcot.errors import UsageError
-from mcot.eval.rundir import ITEMS_COPY, RunDir, file_sha256, latest_by_key, now_iso, write_text_atomic
 from mcot.failures import FailureSummary, summarize_failures
-from mcot.manifest import DatasetInfo, build_manifest, new_session, resume_conflicts
 from mcot.runconfig import RunConfig
+from mcot.rundir import (
+    FrozenItems,
+    Manifest,
+    PairOutcomes,
+    RunDir,
+    RunDirError,
+    build_manifest,
+    now_iso,
+    resume_conflicts,
+    shuffled_pairs,
+    write_schedule,
+)
+from mcot.rundir.schedule import schedule_file
 
 if TYPE_CHECKING:
     from mcot.agents.solver import Solver
@@ -87,36 +99,33 @@ def read_source_items(items_dir: Path) -> list[Item]:
         raise UsageError(str(exc)) from exc
 
 
-def freeze(items: list[Item], items_dir: Path, limit: int | None) -> tuple[str, DatasetInfo]:
-    """Return the text of the run's frozen RUN/items.jsonl (one line an item) and the manifest's dataset info."""
-    frozen = "".join(item.to_json_line() + "\n" for item in items)
-    info = DatasetInfo(
-        path=items_dir,
-        sha256=hashlib.sha256(frozen.encode("utf-8")).hexdigest(),
-        source_sha256=file_sha256(items_dir / ITEMS_FILE),
-        n_items=len(items),
-        limit=limit,
-    )
-    return frozen, info
+def freeze(items: Iterable[Item], items_dir: Path, staging: Path | None = None) -> FrozenItems:
+    """Return the run's frozen items, read once as they come (RUN/items.jsonl is written when the run opens).
+
+    A malformed item or a duplicate id is a UsageError naming the file (and line).
+    """
+    try:
+        frozen = FrozenItems.freeze(items, staging, source=items_dir / ITEMS_FILE)
+    except ItemError as exc:
+        raise UsageError(str(exc)) from exc
+    if not len(frozen):
+        raise UsageError(f"{items_dir / ITEMS_FILE} holds no items: there is nothing to run, score or view")
+    return frozen
 
 
-def select_items(items_dir: Path, limit: int | None) -> tuple[list[Item], str, DatasetInfo]:
-    """Return the run's items (the first `limit`), the text of their frozen copy, and the manifest's dataset info."""
-    items = read_source_items(items_dir)
-    if limit is not None:
-        items = items[:limit]
-    frozen, info = freeze(items, items_dir, limit)
-    return items, frozen, info
+def select_items(items_dir: Path, limit: int | None, staging: Path | None = None) -> FrozenItems:
+    """Return the run's items (the first `limit` of the items directory), frozen as they are read."""
+    return freeze(islice(iter_items(items_dir), limit), items_dir, staging)
 
 
-def open_or_refuse(run_dir: RunDir, manifest: dict[str, Any], frozen: str, concurrency: int) -> dict[str, Any]:
+def open_or_refuse(run_dir: RunDir, manifest: Manifest, frozen: FrozenItems, concurrency: int) -> Manifest:
     """Return the manifest this session works under: the new one, or the existing one with a session appended.
 
     A resume whose result-changing settings differ is refused (UsageError naming them) and changes no file.
     """
     if not run_dir.exists():
         run_dir.root.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(run_dir.root / ITEMS_COPY, frozen)
+        frozen.write_copy(run_dir.root)
         run_dir.write_manifest(manifest)
         return manifest
     existing = run_dir.read_manifest()
@@ -127,10 +136,11 @@ def open_or_refuse(run_dir: RunDir, manifest: dict[str, Any], frozen: str, concu
             + "; ".join(conflicts)
             + ". A new configuration takes a new --out."
         )
-    copy = run_dir.root / ITEMS_COPY
-    if not copy.is_file() or file_sha256(copy) != existing["dataset"]["sha256"]:
-        raise UsageError(f"{copy} is missing or was changed after the run started; this run cannot be resumed")
-    existing.setdefault("sessions", []).append(new_session(concurrency))
+    try:
+        frozen.attach(run_dir.root)
+    except RunDirError as exc:
+        raise UsageError(str(exc)) from exc
+    existing.start_session(concurrency)
     run_dir.write_manifest(existing)
     return existing
 
@@ -187,9 +197,8 @@ class RunJob:
     """
 
     run_dir: RunDir
-    items: list[Item]
-    frozen: str
-    manifest: dict[str, Any]
+    items: FrozenItems
+    manifest: Manifest
     executor: PairExecutor
     pacing: Pacing
     aimd: Any
@@ -202,12 +211,12 @@ class RunJob:
         from mcot.executors import ExecutorError
 
         started = time.perf_counter()
-        manifest = open_or_refuse(self.run_dir, self.manifest, self.frozen, self.pacing.concurrency)
-        arms = [str(arm["name"]) for arm in manifest["arms"]]
+        manifest = open_or_refuse(self.run_dir, self.manifest, self.items, self.pacing.concurrency)
+        arms = manifest.arm_names()
         if self.schedule_seed is None:
-            order = [(item.id, arm) for item in self.items for arm in arms]
+            order = [(item_id, arm) for item_id in self.items.ids for arm in arms]
         else:
-            order = _ensure_schedule(self.run_dir, manifest, self.items, arms, self.schedule_seed)
+            order = _ensure_schedule(self.run_dir, manifest, self.items.ids, arms, self.schedule_seed)
         try:
             try:
                 await self.executor.start()
@@ -247,7 +256,8 @@ async def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool
     preflight(config)  # a missing extra or a Ray address nothing listens on fails here, before anything is written
     await check_endpoints(backend)  # so does a --base-url nothing listens on
     items_dir = prepare_dataset(config.data, config.format, run_dir.root)
-    items, frozen, dataset = select_items(items_dir, config.limit)
+    items = select_items(items_dir, config.limit, run_dir.root)
+    dataset = items.dataset_entry(items_dir, config.limit)
     check_dataset = getattr(backend, "check_dataset", None)
     if check_dataset is not None:  # replay:RUN refuses other items before any work
         from mcot.agents import ModelSpecError
@@ -268,7 +278,6 @@ async def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool
     return RunJob(
         run_dir=run_dir,
         items=items,
-        frozen=frozen,
         manifest=manifest,
         executor=make_executor(config, run_dir, items_dir, recipe, solvers, observer),
         pacing=Pacing(config.concurrency, config.max_cost, config.log_every, bar, handle_signals),
@@ -344,24 +353,22 @@ class CallObserver:
 
 
 def _ensure_schedule(
-    run_dir: RunDir, manifest: dict[str, Any], items: list[Item], arms: list[str], seed: int
+    run_dir: RunDir, manifest: Manifest, item_ids: Sequence[str], arms: list[str], seed: int
 ) -> list[tuple[str, str]]:
     """Return the run's order of pairs, writing RUN/schedule.jsonl and the manifest's `schedule` the first time."""
-    from mcot.schedule import SCHEDULE_FILE, manifest_entry, shuffled_pairs, write_schedule
-
-    order = shuffled_pairs([item.id for item in items], arms, seed)
-    path = run_dir.root / SCHEDULE_FILE
-    if "schedule" not in manifest or not path.is_file():
+    order = shuffled_pairs(item_ids, arms, seed)
+    path = schedule_file(run_dir.root)
+    if manifest.schedule is None or not path.is_file():
         write_schedule(path, order)
-        manifest["schedule"] = manifest_entry(seed, len(order))
+        manifest.record_schedule(seed, len(order))
         run_dir.write_manifest(manifest)
     return order
 
 
 async def drive(
     run_dir: RunDir,
-    manifest: dict[str, Any],
-    items: list[Item],
+    manifest: Manifest,
+    items: FrozenItems,
     order: list[tuple[str, str]],
     executor: PairExecutor,
     pacing: Pacing,
@@ -380,20 +387,19 @@ async def drive(
     from mcot.progress import CURRENT_PAIR, RunMonitor, report
     from mcot.spending import CostBudget
 
-    by_id = {item.id: item for item in items}
-    arms = {arm for _, arm in order}
-    earlier = run_dir.result_lines()
-    done = {key for key, record in latest_by_key(earlier).items() if record.get("status") in DONE_STATUSES}
-    pending = [(by_id[item_id], arm) for item_id, arm in order if (item_id, arm) not in done]
-    summary = RunSummary(run_dir=run_dir.root, total=len(items) * len(arms), max_cost_usd=pacing.max_cost_usd)
-    summary.skipped_done = summary.total - len(pending)
+    arms = sorted({arm for _, arm in order})
+    # per pair a run keeps its id and line offset (items), its place in `order` and a byte of `outcomes`: no items
+    outcomes = PairOutcomes(items.index, arms)
     budget = CostBudget(pacing.max_cost_usd)
-    budget.add_all(earlier)
-    monitor = RunMonitor(summary.total, summary.skipped_done, len(pending), aimd, budget)
-    monitor.add_earlier(earlier)
+    monitor = RunMonitor(len(items) * len(arms), 0, 0, aimd, budget)
+    monitor.add_earlier(_noted(run_dir.result_lines(), outcomes, budget))
+    pending = [pair for pair in order if outcomes.status(*pair) not in DONE_STATUSES]
+    summary = RunSummary(run_dir=run_dir.root, total=len(items) * len(arms), max_cost_usd=pacing.max_cost_usd)
+    summary.skipped_done = monitor.done_before = summary.total - len(pending)
+    monitor.pending = len(pending)
     interrupts = Interrupts()
-    session = manifest["sessions"][-1]
-    session["executor"] = executor.describe()
+    session = manifest.sessions[-1]
+    session.executor = executor.describe()
     if observer is not None:
         observer.monitor = monitor
     run_dir.open()
@@ -402,15 +408,16 @@ async def drive(
     reporter = asyncio.create_task(report(monitor, log_every_s=pacing.log_every_s, bar=pacing.bar))
     tasks: set[asyncio.Task[None]] = set()
 
-    async def one(item: Item, arm: str) -> None:
-        key = (item.id, arm)
+    async def one(item_id: str, arm: str) -> None:
+        key = (item_id, arm)
         CURRENT_PAIR.set(key)
         monitor.start(key, getattr(executor, "where", ""))
         record: dict[str, Any] | None = None
         try:
-            record = await executor.solve(item, arm)
+            record = await executor.solve(items.load(item_id), arm)
             record.update((record_extra or {}).get(arm, {}))
             run_dir.append_result(record)
+            outcomes.note(record)
             summary.by_status[record["status"]] = summary.by_status.get(record["status"], 0) + 1
         finally:
             monitor.finish(key, record)
@@ -418,7 +425,7 @@ async def drive(
     stop = asyncio.create_task(interrupts.stopping.wait())
     started = 0
     try:
-        for item, arm in pending:
+        for item_id, arm in pending:
             while len(tasks) >= aimd.limit and not interrupts.interrupted:
                 finished, _ = await asyncio.wait({*tasks, stop}, return_when=asyncio.FIRST_COMPLETED)
                 _reap(finished, tasks)
@@ -431,7 +438,7 @@ async def drive(
             if observer is not None and observer.breaker.opened:
                 summary.stopped = "breaker"
                 break
-            task = asyncio.create_task(one(item, arm))
+            task = asyncio.create_task(one(item_id, arm))
             tasks.add(task)
             started += 1
         while tasks and not interrupts.interrupted:
@@ -441,7 +448,12 @@ async def drive(
             summary.stopped = "interrupt"
             summary.cancelled = await _wind_down(tasks, interrupts)
         elif summary.stopped == "breaker" and observer is not None:
-            failed = record_not_started(run_dir.append_result, pending[started:], observer.breaker.cause())
+            def append(record: dict[str, Any]) -> None:
+                run_dir.append_result(record)
+                outcomes.note(record)
+
+            not_started = ((items.load(item_id), arm) for item_id, arm in pending[started:])
+            failed = record_not_started(append, not_started, observer.breaker.cause())
             summary.by_status["error"] = summary.by_status.get("error", 0) + failed
     finally:
         stop.cancel()
@@ -454,16 +466,22 @@ async def drive(
         if observer is not None:
             observer.monitor = None
         run_dir.close()
-        session["finished"] = now_iso()
-        session.update(_session_figures(summary, aimd, budget, executor, started, len(pending)))
+        session.finished = now_iso()
+        session.record(_session_figures(summary, aimd, budget, executor, started, len(pending)))
         run_dir.write_manifest(manifest)
     summary.not_started = len(pending) - started
     summary.spent_usd = budget.spent_usd
-    latest = run_dir.results()
-    keys = [(item.id, arm) for item in items for arm in sorted(arms)]
-    summary.succeeded = sum(1 for key in keys if (latest.get(key) or {}).get("status") == "ok")
-    summary.failures = summarize_failures([latest.get(key) for key in keys])
+    summary.succeeded = outcomes.count("ok")
+    summary.failures = summarize_failures(outcomes.not_ok())
     return summary
+
+
+def _noted(records: Iterable[dict[str, Any]], outcomes: PairOutcomes, budget: Any) -> Iterator[dict[str, Any]]:
+    """Yield the ledger's lines as they are read, each noted as its pair's latest and counted by the budget."""
+    for record in records:
+        outcomes.note(record)
+        budget.add(record)
+        yield record
 
 
 def _reap(finished: set[asyncio.Task[Any]], tasks: set[asyncio.Task[None]]) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import html
-import json
 import os
 import posixpath
 import re
@@ -28,7 +27,7 @@ from typing import Any
 from urllib.parse import quote
 
 from mcot.eval.advice import MISSING_STATUS
-from mcot.eval.rundir import SCORES, Run, latest_by_key, open_run, read_jsonl, write_text_atomic
+from mcot.rundir import SCORES, Run, compact_json, latest_by_key, open_run, read_jsonl, write_text_atomic
 
 TEMPLATE = "viewer.html"
 SHARD_BYTES = 256 * 1024
@@ -276,7 +275,7 @@ def viewer_data(run: Run, page_dir: Path) -> tuple[dict[str, Any], list[str]]:
                 labels.index(label) if (label := rating_label(score)) else -1,
             ]
         )
-        encoded = json.dumps(detail, ensure_ascii=False, separators=(",", ":"))
+        encoded = compact_json(detail)
         pending.append(encoded)
         pending_bytes += len(encoded)
     close_shard()
@@ -302,7 +301,7 @@ def embedded_json(data: Any) -> str:
 
     So no text in it can close the element (`</script>`) or open a comment state (`<!--<script>`).
     """
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    text = compact_json(data)  # U+2028, U+2029 and lone surrogates as \\u escapes too
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

@@ -53,9 +53,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcot.eval.rundir import read_jsonl
 from soak import FINAL_STATUSES, child_env, generate, pair_lines  # the sibling script (python puts perf/ on the path)
 
+from mcot.rundir import read_jsonl
 from mcot.testing.fake_provider import FakeProvider, Faults, JudgeAgent, Paid, SoakAgent
 
 """Statuses a resume keeps (mcot.runner.DONE_STATUSES): a pair with two such lines was solved twice."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
 from mcot.tools import vec
 from mcot.tools.args import Args, DrawArgs, Number, Point, Segment, Shape, check_segment
@@ -36,7 +36,7 @@ def _edges(shape: Shape) -> list[Shape]:
     assert shape.points is not None
     pts = shape.points
     return [
-        Shape(kind="segment", points=[pts[i], pts[(i + 1) % len(pts)]])
+        Shape(kind="segment", points=[pts[i], pts[(i + 1) % len(pts)]], center=None, radius=None)
         for i in range(len(pts))
         if math.dist(pts[i], pts[(i + 1) % len(pts)]) > 1e-12
     ]
@@ -375,7 +375,7 @@ def transform_shape(args: TransformOp, ctx: Context) -> Output:
     if shape.kind == "circle":
         assert shape.center is not None
         center = transform_points([vec.v(shape.center)], args)[0]
-        out = {"kind": "circle", "center": _fmt(center), "radius": shape.radius}
+        out: dict[str, Any] = {"kind": "circle", "center": _fmt(center), "radius": shape.radius}
         if args.draw:
             ctx.sketch.circle(list(center), float(shape.radius or 0), color=args.color)
     else:
@@ -461,7 +461,7 @@ def check_tangent(args: TangentArgs, ctx: Context) -> Output:
         sign = 1.0 if abs(outer) <= abs(inner) or circ.radius >= other.radius else -1.0
         point = vec.add(c, vec.mul(e, sign * circ.radius))
     else:
-        centre_dist, _, foot = distance_between(Shape(kind="point", points=[list(c)]), other)
+        centre_dist, _, foot = distance_between(Shape(kind="point", points=[list(c)], center=None, radius=None), other)
         gap = centre_dist - circ.radius
         point = foot
     tangent = abs(gap) <= args.tolerance

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from mcot.tools import vec
@@ -128,7 +128,7 @@ def find_color(args: FindColorArgs, ctx: Context) -> Output:
     mask = near(pix, rgb, args.tolerance)
     _, regions = label_regions(mask)
     kept = sorted((r for r in regions if r.area >= args.min_area), key=lambda r: (-r.area, r.box))
-    listed = [
+    listed: list[dict[str, Any]] = [
         {
             "centroid": [round(r.centroid[0] + ox, 2), round(r.centroid[1] + oy, 2)],
             "box": [r.box[0] + ox, r.box[1] + oy, r.box[2] + ox + 1, r.box[3] + oy + 1],
@@ -138,11 +138,11 @@ def find_color(args: FindColorArgs, ctx: Context) -> Output:
     ]
     if args.draw:
         for i, r in enumerate(listed[:50]):
-            ctx.sketch.point(r["centroid"], label=str(i + 1), color="magenta", radius=4.0)  # type: ignore[arg-type]
+            ctx.sketch.point(r["centroid"], label=str(i + 1), color="magenta", radius=4.0)
     data = {"color": list(rgb), "count": len(kept), "pixels": int(mask.sum()), "regions": listed}
     summary = "; ".join(
         f"centroid ({r['centroid'][0]:.1f}, {r['centroid'][1]:.1f}) area {r['area']}" for r in listed[:20]
-    )  # type: ignore[index]
+    )
     return Output(f"{len(kept)} region(s) of {args.color} {list(rgb)}: {summary or 'none'}", data)
 
 

@@ -403,13 +403,17 @@ def simulate_bounces(args: BouncesArgs, ctx: Context) -> Output:
     Returns data.hits: what it hits, in order ([{kind: wall|brick, index: side or brick number, at: ball centre,
     t}]), and data.points (the path); draws the path and numbers the hits when draw.
     """
-    box = tuple(args.box) if args.box else (0.0, 0.0, float(ctx.canvas.width), float(ctx.canvas.height))
+    box = (
+        (args.box[0], args.box[1], args.box[2], args.box[3])
+        if args.box
+        else (0.0, 0.0, float(ctx.canvas.width), float(ctx.canvas.height))
+    )
     res = bounce(
         vec.v(args.origin),
         vec.v(args.velocity),
         args.radius,
         box,
-        args.bricks,  # type: ignore[arg-type]
+        args.bricks,
         args.remove_bricks,
         args.max_bounces,
         args.t_max,

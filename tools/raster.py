@@ -175,9 +175,10 @@ def outline(mask: np.ndarray) -> list[tuple[float, float]]:
     best: list[tuple[float, float]] = []
     best_area = -1.0
     for line in lines:
-        if len(line) < 3:
+        points = np.asarray(line)
+        if len(points) < 3:
             continue
-        x, y = line[:, 0] - 1, line[:, 1] - 1
+        x, y = points[:, 0] - 1, points[:, 1] - 1
         area = 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
         if area > best_area:
             best_area, best = area, list(zip(x.tolist(), y.tolist(), strict=True))

@@ -6,8 +6,9 @@ images, tools and sampling as the run sent. Then the recorded text, tool calls a
 A request that differs, or a turn the run never made, ends that item with a ModelError naming the item, the arm,
 the turn and what differs — the first differing request of a changed pipeline says what changed.
 
-RUN is read with plain JSON (agents never imports eval or mcot): the manifest and the results ledger when the
-backend is built (a RUN made before request keys were recorded is refused there), each trace on first use.
+RUN is read through the run-directory package (`mcot.rundir`, on the ground floor): the manifest and the results
+ledger when the backend is built (a RUN made before request keys were recorded is refused there), each trace on
+first use.
 """
 
 from __future__ import annotations
@@ -20,7 +21,18 @@ from mcot.agents.backends.base import ModelRequest, ModelResponse, Usage
 from mcot.agents.cache import differing_parts, digest_request
 from mcot.agents.errors import ModelError, ModelSpecError
 from mcot.agents.messages import ToolCall
-from mcot.agents.trace import Step, Trace
+
+from mcot.rundir import (
+    MANIFEST,
+    RESULTS,
+    Manifest,
+    ResultsLedger,
+    RunDirError,
+    Step,
+    TraceStore,
+    latest_by_key,
+    read_manifest,
+)
 
 
 class ReplayBackend:
@@ -38,50 +50,40 @@ class ReplayBackend:
         self.run = Path(run)
         self.spec = f"replay:{run}"
         manifest = self._manifest()
-        original = (manifest.get("model") or {}).get("spec")
-        if not isinstance(original, str) or not original:
+        original = manifest.model_spec
+        if not original:
             raise ModelSpecError(f"{self.spec}: {self.run} is not a chat model run (its manifest names no model)")
         self.key_spec = original
         self.model = original.split(":", 1)[1] if ":" in original else original
-        self.dataset_sha256 = str((manifest.get("dataset") or {}).get("sha256") or "")
+        self.dataset_sha256 = str(manifest.dataset.sha256 or "")
         self._results = self._read_results()
         self._traces: dict[tuple[str, str], list[Step]] = {}
         self._check_keys_recorded(manifest)
 
     # --- loading ---------------------------------------------------------------------------------------
-    def _manifest(self) -> dict[str, Any]:
-        path = self.run / "manifest.json"
+    def _manifest(self) -> Manifest:
+        path = self.run / MANIFEST
+        if not path.is_file():
+            raise ModelSpecError(f"{self.spec}: {path} not found; replay needs the directory of a finished `mcot run`")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ModelSpecError(
-                f"{self.spec}: {path} not found; replay needs the directory of a finished `mcot run`"
-            ) from None
-        except (OSError, ValueError) as exc:
-            raise ModelSpecError(f"{self.spec}: {path} cannot be read: {exc}") from None
-        if not isinstance(data, dict):
-            raise ModelSpecError(f"{self.spec}: {path} is not a run manifest")
-        return data
+            return read_manifest(self.run)
+        except RunDirError as exc:
+            raise ModelSpecError(f"{self.spec}: {exc}") from None
 
     def _read_results(self) -> dict[tuple[str, str], dict[str, Any]]:
-        path = self.run / "results.jsonl"
-        results: dict[tuple[str, str], dict[str, Any]] = {}
+        path = self.run / RESULTS
         try:
-            with path.open(encoding="utf-8") as handle:
-                for line in handle:
-                    try:
-                        record = json.loads(line)
-                    except ValueError:
-                        continue  # a torn last line: that pair was not finished
-                    if isinstance(record, dict) and "id" in record and "mode" in record:
-                        results[(str(record["id"]), str(record["mode"]))] = record
-        except OSError:
-            raise ModelSpecError(f"{self.spec}: {path} cannot be read; the run has no results to replay") from None
+            records = (r for r in ResultsLedger(self.run).records() if "id" in r and "mode" in r)
+            results = latest_by_key(records)
+        except (OSError, RunDirError) as exc:
+            raise ModelSpecError(
+                f"{self.spec}: {path} cannot be read ({exc}); the run has no results to replay"
+            ) from None
         if not results:
             raise ModelSpecError(f"{self.spec}: {path} holds no results; there is nothing to replay")
         return results
 
-    def _check_keys_recorded(self, manifest: dict[str, Any]) -> None:
+    def _check_keys_recorded(self, manifest: Manifest) -> None:
         """Refuse a run whose traces lack request keys; take the spec its keys were made with."""
         for pair in self._results:
             steps = self._steps(pair)
@@ -89,7 +91,7 @@ class ReplayBackend:
                 continue
             first = steps[0]
             if not first.request_key:
-                version = manifest.get("mcot_version", "unknown")
+                version = manifest.mcot_version or "unknown"
                 raise ModelSpecError(
                     f"{self.spec}: {self.run} was made before mcot recorded request keys (mcot {version}), so its "
                     "turns cannot be matched to requests; re-run it with this mcot to replay it later"
@@ -106,9 +108,10 @@ class ReplayBackend:
             steps = []
             if relative:
                 try:
-                    steps = Trace.read_jsonl(self.run / relative).of_kind("model")
+                    rows = TraceStore(self.run).read(relative, pair) or []
                 except (OSError, ValueError) as exc:
                     raise ModelSpecError(f"{self.spec}: the trace {relative} cannot be read: {exc}") from None
+                steps = [step for step in map(Step.from_dict, rows) if step.kind == "model"]
             self._traces[pair] = steps
         return steps
 

@@ -269,7 +269,7 @@ def _pil(data: bytes | None, size: tuple[int, int] | None, mode: str) -> Any:
     except Exception as exc:
         raise GeneratorError(f"the input image cannot be read: {_one_line(exc)}") from None
     if size is not None and image.size != tuple(size):
-        image = image.resize(tuple(size), Image.Resampling.LANCZOS)
+        image = image.resize((size[0], size[1]), Image.Resampling.LANCZOS)
     return image
 
 

@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from mcot.agents.backends.base import redactor
 from mcot.agents.generators.base import GeneratorError, ImageGenerator, ImageRequest, ImageResponse, size_text
-from mcot.agents.session import Blobs, blob_path
 from mcot.agents.solver import Prediction
-from mcot.agents.trace import Recorder, Trace
+from mcot.agents.trace import Recorder
+
+from mcot.rundir.blobs import Blobs, blob_path
+from mcot.rundir.traces import Trace
 
 if TYPE_CHECKING:
     from mcot.benchmarks.item import Item

@@ -229,7 +229,8 @@ def _ray_scene(view: OfflineView) -> dict[str, Any]:
         raise GiveUp("no red source in the picture")
     blob = pixels.points(red, _grow(sources[0]["box"], 2))
     origin = pixels.refine_center(blob, pixels.disc_center(blob, 7.0), 7.5)
-    origin = tuple(pixels.snap(origin))
+    snapped = pixels.snap(origin)
+    origin = (snapped[0], snapped[1])
     tip = pixels.snap(pixels.arrow_tip(blob, origin, 10.0))
     grey = pixels.color_mask(pix, MIRROR_GREY)
     surfaces: list[dict[str, Any]] = []

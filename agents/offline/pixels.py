@@ -139,7 +139,7 @@ def read_number(mask: np.ndarray, size: int = 18) -> tuple[str, float]:
 
     The mismatch is the share of pixels that differ from the best template at its best alignment (0 = exact).
     """
-    best = ("", math.inf)
+    best: tuple[str, float] = ("", math.inf)
     h, w = mask.shape
     for label, tpl in _digit_templates(size).items():
         th, tw = tpl.shape
@@ -152,7 +152,7 @@ def read_number(mask: np.ndarray, size: int = 18) -> tuple[str, float]:
             for dx in range(0, W - tw + 1):
                 b = np.zeros((H, W), dtype=bool)
                 b[dy : dy + th, dx : dx + tw] = tpl
-                score = float(np.count_nonzero(a ^ b)) / float(max(1, np.count_nonzero(a | b)))
+                score = float(np.count_nonzero(a ^ b)) / float(max(1, int(np.count_nonzero(a | b))))
                 if score < best[1]:
                     best = (label, score)
     if not best[0]:

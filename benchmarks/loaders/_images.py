@@ -39,7 +39,7 @@ def check_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Checked
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(data))
+            image: Image.Image = Image.open(io.BytesIO(data))
             width, height = image.size
             if width * height > max_pixels:
                 raise SkipItem(

@@ -12,9 +12,10 @@ from typing import Any
 from mcot.benchmarks.item import Item
 from mcot.eval.protocols import generic, gepbench
 from mcot.eval.protocols.scorer import Scorer
-from mcot.eval.rundir import Score
 from mcot.eval.tables import Table, category_table
 from mcot.eval.verify import verify_games_trace
+
+from mcot.rundir import Score
 
 __all__ = ["official", "robust", "tables", "verifier"]
 

@@ -15,8 +15,9 @@ from mcot.eval import judges
 from mcot.eval.extract import extract_choice, extract_final_answer, last_line
 from mcot.eval.match import match_answer, parse_quantity
 from mcot.eval.protocols.scorer import Scorer
-from mcot.eval.rundir import Score
 from mcot.eval.tables import Table, category_table
+
+from mcot.rundir import Score
 
 __all__ = ["official", "robust", "tables", "verifier"]
 

@@ -16,8 +16,9 @@ from mcot.benchmarks.item import Item
 from mcot.eval.extract import extract_choice_robust, last_standalone_letter, option_letters
 from mcot.eval.match import normalize_text
 from mcot.eval.protocols.scorer import Scorer
-from mcot.eval.rundir import Score
 from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, pct, tally
+
+from mcot.rundir import Score
 
 __all__ = ["official", "robust", "tables", "verifier"]
 

@@ -19,8 +19,9 @@ from mcot.eval.protocol_names import OFFICIAL, ROBUST
 from mcot.eval.protocols._gobench_generation import generation_tables, score_generation
 from mcot.eval.protocols._gobench_understanding import score_understanding, understanding_tables
 from mcot.eval.protocols.scorer import Scorer
-from mcot.eval.rundir import Score
 from mcot.eval.tables import Table
+
+from mcot.rundir import Score
 
 __all__ = ["official", "robust", "tables", "verifier"]
 

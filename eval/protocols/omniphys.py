@@ -27,9 +27,10 @@ from mcot.eval.extract import (
 )
 from mcot.eval.match import match_answer
 from mcot.eval.protocols.scorer import Scorer
-from mcot.eval.rundir import Score
 from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, mean, num, pct, tally
 from mcot.eval.verify import verify_diagram_trace
+
+from mcot.rundir import Score
 
 __all__ = ["official", "robust", "tables", "verifier"]
 

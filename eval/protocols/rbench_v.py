@@ -24,8 +24,9 @@ from mcot.eval import judges
 from mcot.eval.extract import extract_boxed, extract_boxed_all, extract_choice
 from mcot.eval.match import Match, match_angle, match_answer, parse_number, parse_quantity
 from mcot.eval.protocols.scorer import Scorer
-from mcot.eval.rundir import Score
 from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, pct, tally
+
+from mcot.rundir import Score
 
 __all__ = ["official", "robust", "tables", "verifier"]
 

@@ -20,7 +20,8 @@ from mcot.eval import judges
 from mcot.eval.judges import JudgeCache, JudgeModel, JudgeReply, Template
 from mcot.eval.match import DEFAULT_REL_TOL
 from mcot.eval.protocol_names import OFFICIAL
-from mcot.eval.rundir import Score
+
+from mcot.rundir import Score
 
 FAILED_STATUSES = ("error", "budget")
 FACET_KEYS = ("level", "task")

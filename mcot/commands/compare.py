@@ -8,6 +8,7 @@ import typer
 
 from mcot.errors import UsageError
 from mcot.eval.errors import EvalError
+from mcot.rundir import RunDirError
 
 
 def comparison_markdown(
@@ -22,7 +23,7 @@ def comparison_markdown(
 
     try:
         comparisons = compare_runs(Path(run_dir), Path(run_b) if run_b else None, a=a, b=b, force=force)
-    except EvalError as exc:
+    except (EvalError, RunDirError) as exc:
         raise UsageError(str(exc)) from exc
     return "\n".join(comparison.markdown() for comparison in comparisons)
 
@@ -36,7 +37,7 @@ def run_compare(
     b: str | None = None,
 ) -> int:
     """Print the paired comparison(s) of arms `a` and `b` (and write them as markdown to `out`); return 0."""
-    from mcot.eval.rundir import write_text_atomic
+    from mcot.rundir import write_text_atomic
 
     text = comparison_markdown(run_dir, run_b, a=a, b=b, force=force)
     typer.echo(text)

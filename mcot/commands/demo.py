@@ -9,8 +9,8 @@ import typer
 
 from mcot.arms import describe_arms, parse_arms
 from mcot.demo import DEMO_GAMES_PER_TASK, DEMO_GEPBENCH_FIGURES, DEMO_SEED, generate_suite, prepare_out
-from mcot.eval.rundir import write_text_atomic
 from mcot.runconfig import RunConfig
+from mcot.rundir import write_text_atomic
 from mcot.runner import run_items
 from mcot.viewer import write_viewer
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 
 import typer
@@ -10,6 +11,7 @@ import typer
 from mcot.errors import UsageError
 from mcot.eval.errors import EvalError
 from mcot.export import ExportError, export_run
+from mcot.rundir import RunDirError, run_lock
 
 
 def run_export(
@@ -22,11 +24,13 @@ def run_export(
     overwrite: bool = False,
 ) -> int:
     """Export RUN, print warnings on stderr and one summary line; return the exit code (0, or 1 on a write error)."""
+    writes_run = score or Path(out).absolute().is_relative_to(Path(run_dir).absolute())  # --score writes scores
     try:
-        summary = export_run(
-            Path(run_dir), format, Path(out), view=view, only_correct=only_correct, overwrite=overwrite, score=score
-        )
-    except (ExportError, EvalError) as exc:
+        with run_lock(run_dir, "mcot export") if writes_run else nullcontext():
+            summary = export_run(
+                Path(run_dir), format, Path(out), view=view, only_correct=only_correct, overwrite=overwrite, score=score
+            )
+    except (ExportError, EvalError, RunDirError) as exc:
         raise UsageError(str(exc)) from exc
     except OSError as exc:
         typer.echo(f"mcot: cannot write the export to {out}: {exc}; nothing was left there", err=True)

@@ -10,6 +10,7 @@ from mcot.commands.run import report_end
 from mcot.errors import UsageError
 from mcot.progress import on_terminal
 from mcot.runconfig import ImagineConfig
+from mcot.rundir import run_lock
 
 
 def run_imagine(**options: Any) -> int:
@@ -19,7 +20,8 @@ def run_imagine(**options: Any) -> int:
 
     config = ImagineConfig(**options)
     try:
-        summary = asyncio.run(imagine_async(config, bar=on_terminal(sys.stderr)))
+        with run_lock(config.out, "mcot imagine"):  # one writer per run directory: a second one refuses at once
+            summary = asyncio.run(imagine_async(config, bar=on_terminal(sys.stderr)))
     except ValueError as exc:  # a bad generator spec or dataset reaches the user as one line
         raise UsageError(str(exc)) from exc
     arms = "\n".join(f"{arm}: generator {spec}" for arm, spec in arm_specs(config.generator).items())

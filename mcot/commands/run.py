@@ -9,6 +9,7 @@ import typer
 from mcot.arms import describe_arms
 from mcot.errors import UsageError
 from mcot.runconfig import RunConfig
+from mcot.rundir import run_lock
 from mcot.runner import RunSummary
 from mcot.runner import run_items as run_all
 
@@ -24,7 +25,8 @@ def run_items(**options: Any) -> int:
     config = RunConfig(**options)
     config.arms  # noqa: B018 - an unknown arm or tool is a UsageError before anything is loaded
     try:
-        summary = run_all(config)
+        with run_lock(config.out, "mcot run"):  # one writer per run directory: a second one refuses at once
+            summary = run_all(config)
     except ValueError as exc:  # a bad model spec or dataset reaches the user as one line
         raise UsageError(str(exc)) from exc
     return report_end(summary, describe_arms(config.arms))

@@ -8,6 +8,7 @@ import typer
 
 from mcot.errors import UsageError
 from mcot.eval.errors import EvalError
+from mcot.rundir import RunDirError, run_lock
 
 
 def run_score(
@@ -39,8 +40,9 @@ def run_score(
         except Exception as exc:  # an unknown or unusable spec: the backend's message says what to fix
             raise UsageError(f"cannot use judge {judge!r}: {exc}") from exc
     try:
-        summary = score_run(Path(run_dir), judge=judge_model, template=judge_template, protocol=protocol)
-    except EvalError as exc:
+        with run_lock(run_dir, "mcot score"):
+            summary = score_run(Path(run_dir), judge=judge_model, template=judge_template, protocol=protocol)
+    except (EvalError, RunDirError) as exc:
         raise UsageError(str(exc)) from exc
     if summary.source_changed:
         typer.echo(f"note: {summary.source_changed}")
@@ -51,7 +53,7 @@ def run_score(
         for table in name_protocol([method_table(scores), *benchmark_tables(scores)], name):
             typer.echo(table.markdown())
     if summary.robust is not None:
-        from mcot.eval.rundir import open_run
+        from mcot.rundir import open_run
 
         typer.echo(differences_table(open_run(Path(run_dir)), summary.scores, summary.robust).markdown())
     if summary.missing_items:

@@ -9,8 +9,8 @@ from typing import Any
 
 import typer
 
-from mcot.benchmarks.files import write_bytes_atomic
 from mcot.errors import UsageError
+from mcot.rundir import write_bytes_atomic
 
 
 def list_tools(json_out: bool = False) -> int:

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 
 import typer
 
 from mcot.errors import UsageError
 from mcot.eval.errors import EvalError
+from mcot.rundir import RunDirError, run_lock
 from mcot.viewer import shard_dir, write_viewer
 
 
 def run_view(run_dir: Path, out: Path | None) -> int:
     """Write the viewer (the page and its folder of trace shards) and print where it is; return 0."""
+    inside = out is None or Path(out).absolute().is_relative_to(Path(run_dir).absolute())
     try:
-        page = write_viewer(run_dir, out)
-    except EvalError as exc:
+        with run_lock(run_dir, "mcot view") if inside else nullcontext():  # a page in RUN is a write into RUN
+            page = write_viewer(run_dir, out)
+    except (EvalError, RunDirError) as exc:
         raise UsageError(str(exc)) from exc
     typer.echo(
         f"viewer: {page} (open it in a browser; it works from file://; traces load from {shard_dir(page).name}/)"

@@ -75,13 +75,13 @@ class PairExecutor(Protocol):
 
 async def solve_outcome(solver: Solver, item: Item, arm: str, view_root: Path) -> PairOutcome:
     """Return the outcome of one pair solved with blobs kept in memory (for a driver on another machine)."""
-    from mcot.agents.session import MemoryBlobs
+    from mcot.rundir.blobs import MemoryBlobs
 
     started = time.perf_counter()
     blobs = MemoryBlobs()
     try:
         prediction, trace = await solver.solve(item, view_root, blobs)
-        text = "".join(line + "\n" for line in trace.to_lines())
+        text = trace.to_text((item.id, arm))
         return PairOutcome(pair_record(item, arm, prediction, None), text, blobs.data)
     except Exception as exc:  # a failed item is recorded with its reason; the run goes on
         reason = f"{type(exc).__name__}: {exc}"

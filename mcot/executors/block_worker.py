@@ -13,12 +13,12 @@ import os
 import pickle
 import signal
 import sys
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 from mcot.executors.wire import HEADER, encode
 
 
-def read_frame_sync(stream: BinaryIO) -> list[tuple[Any, ...]] | None:
+def read_frame_sync(stream: IO[bytes]) -> list[tuple[Any, ...]] | None:
     """Return the messages of the next frame from a blocking stream, or None at its end."""
     header = _read_exactly(stream, HEADER.size)
     if header is None:
@@ -31,7 +31,7 @@ def read_frame_sync(stream: BinaryIO) -> list[tuple[Any, ...]] | None:
     return messages
 
 
-def _read_exactly(stream: BinaryIO, size: int) -> bytes | None:
+def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:
     chunks: list[bytes] = []
     while size:
         chunk = stream.read(size)

@@ -14,7 +14,7 @@ from mcot.executors.records import failure_record, pair_record
 if TYPE_CHECKING:
     from mcot.agents.solver import Solver
     from mcot.benchmarks.item import Item
-    from mcot.eval.rundir import RunDir
+    from mcot.rundir import RunDir
 
 
 class InProcessExecutor:
@@ -28,7 +28,7 @@ class InProcessExecutor:
     """Where a pair runs (here: nothing to say), for the runner's note on pairs that are slow to finish."""
 
     def __init__(self, run_dir: RunDir | Path, items_dir: Path, solvers: Mapping[str, Solver]) -> None:
-        from mcot.canvas import BlobStore
+        from mcot.rundir import BlobStore
 
         self.run_dir = as_run_dir(run_dir)
         self.items_dir = Path(items_dir)
@@ -43,15 +43,9 @@ class InProcessExecutor:
         started = time.perf_counter()
         try:
             prediction, trace = await self.solvers[arm].solve(item, self.items_dir, self.blobs)
-
-            def write_trace() -> Path:
-                path = self.run_dir.trace_path(item.id, arm)
-                trace.write_jsonl(path)
-                return path
-
             # off the event loop: creating and renaming a file costs it 0.1-0.7 ms a pair at high concurrency
-            trace_path = await asyncio.to_thread(write_trace)
-            return pair_record(item, arm, prediction, trace_path.relative_to(self.run_dir.root).as_posix())
+            trace_rel = await asyncio.to_thread(self.run_dir.traces.write, item.id, arm, trace)
+            return pair_record(item, arm, prediction, trace_rel)
         except Exception as exc:  # a failed item is recorded with its reason; the run goes on
             return failure_record(item, arm, f"{type(exc).__name__}: {exc}", time.perf_counter() - started)
 
@@ -69,6 +63,6 @@ class InProcessExecutor:
 
 def as_run_dir(run_dir: RunDir | Path) -> RunDir:
     """Return `run_dir` as a RunDir (a path is wrapped)."""
-    from mcot.eval.rundir import RunDir
+    from mcot.rundir import RunDir
 
     return run_dir if isinstance(run_dir, RunDir) else RunDir(Path(run_dir))

@@ -25,9 +25,9 @@ from mcot.executors.wire import Outbox, read_frame
 
 if TYPE_CHECKING:
     from mcot.benchmarks.item import Item
-    from mcot.eval.rundir import RunDir
     from mcot.executors.base import Observer
     from mcot.executors.recipe import SolveRecipe
+    from mcot.rundir import RunDir
 
 WORKER_MODULE = "mcot.executors.worker"
 

@@ -37,9 +37,9 @@ from mcot.executors.records import failure_record
 if TYPE_CHECKING:
     from mcot.agents.retry import Failure
     from mcot.benchmarks.item import Item
-    from mcot.eval.rundir import RunDir
     from mcot.executors.base import Observer
     from mcot.executors.recipe import SolveRecipe
+    from mcot.rundir import RunDir
 
 LOCAL_CPUS = 2
 """CPUs of the local Ray instance started when no address is given (and RAY_ADDRESS is unset)."""
@@ -208,7 +208,7 @@ class RayExecutor:
         self.connect()
         import ray
 
-        from mcot.canvas import BlobStore
+        from mcot.rundir import BlobStore
 
         self._blobs = BlobStore(self.run_dir.blobs_dir)
         cpus = max(1.0, float(ray.cluster_resources().get("CPU", 1)))
@@ -261,11 +261,7 @@ class RayExecutor:
             for name, data in outcome.blobs.items():
                 self._blobs.put(data, name[64:] or ".png")
             if outcome.trace_text is not None:
-                from mcot.benchmarks.files import write_text_atomic
-
-                path = self.run_dir.trace_path(item.id, arm)
-                write_text_atomic(path, outcome.trace_text)
-                record["trace"] = path.relative_to(self.run_dir.root).as_posix()
+                record["trace"] = self.run_dir.traces.write_text(item.id, arm, outcome.trace_text)
         except Exception as exc:
             return failure_record(item, arm, f"{type(exc).__name__}: {exc}", float(record.get("latency_s") or 0.0))
         return record

@@ -62,7 +62,7 @@ def _arguments_text(arguments: Any) -> str:
 
 
 def _template_note(pair: Pair, name: str, sha256: str) -> str | None:
-    recorded = (pair.run.manifest.get("prompts") or {}).get(name)
+    recorded = pair.run.manifest.prompts.get(name)
     if recorded and recorded != sha256:
         return f"prompt template {name} changed since the run; the rebuilt text uses the current one"
     return None
@@ -114,7 +114,7 @@ def system_prompt(pair: Pair, offered: tuple[str, ...], notes: list[str]) -> str
     from mcot.agents.session import drawn_by
 
     manifest = pair.run.manifest
-    max_steps = (manifest.get("config") or {}).get("max_steps") or (manifest.get("solver") or {}).get("max_steps")
+    max_steps = manifest.config.get("max_steps") or manifest.solver.get("max_steps")
     width, height = _canvas_size(pair)
     canvas = load_prompt("system.canvas.txt")
     used = [canvas]

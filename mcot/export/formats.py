@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcot.export.images import ImageCatalog
+from mcot.rundir import json_line
 
 if TYPE_CHECKING:
     from mcot.declare import ExportView
-    from mcot.eval.rundir import Run
+    from mcot.rundir import Run
 
 RECORDS_FILE = "records.jsonl"
 HF_SPLIT = "train"
@@ -34,7 +35,7 @@ def write_jsonl(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: Exp
     count = 0
     with (folder / RECORDS_FILE).open("w", encoding="utf-8") as handle:
         for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.write(json_line(row) + "\n")
             count += 1
     for name, source in catalog.sources.items():
         target = folder / name

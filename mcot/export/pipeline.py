@@ -8,11 +8,11 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcot.eval.rundir import Run, open_run
 from mcot.export.images import ImageCatalog
 from mcot.export.output import ExportError, check_out, staged
 from mcot.export.records import is_generation_run, iter_pairs, pair_keys, read_run_scores
 from mcot.registry import EXPORT_FORMATS, EXPORT_VIEWS, RegistryError
+from mcot.rundir import Run, open_run
 
 if TYPE_CHECKING:
     from mcot.declare import ExportFormat, ExportView

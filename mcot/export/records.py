@@ -9,8 +9,8 @@ from typing import Any
 
 from mcot.benchmarks.item import Item
 from mcot.eval.advice import MISSING_STATUS
-from mcot.eval.rundir import Run, latest_by_key, order_arms, read_jsonl
 from mcot.export.images import ImageCatalog
+from mcot.rundir import SCORES, Run, latest_by_key, order_arms, read_jsonl
 
 MISSING_REASON = "the run has no result for this item and arm (interrupted, or not run yet)"
 _STEP_IMAGES = ("image", "seen")
@@ -73,7 +73,7 @@ def run_arms(run: Run) -> list[str]:
 
 def read_run_scores(run: Run) -> dict[tuple[str, str], dict[str, Any]] | None:
     """Return the last score line per (id, arm) of RUN/scores.jsonl, or None when the run is not scored."""
-    path = run.root / "scores.jsonl"
+    path = run.root / SCORES
     return latest_by_key(read_jsonl(path)) if path.is_file() else None
 
 
@@ -108,16 +108,12 @@ def export_trace(pair: Pair, catalog: ImageCatalog) -> list[dict[str, Any]]:
 
 def is_generation_run(run: Run) -> bool:
     """Return whether the run was made by an image generator (`mcot imagine`), not a chat model."""
-    return run.manifest.get("command") == "mcot imagine" or bool(run.manifest.get("generator"))
+    return run.manifest.is_generation()
 
 
 def model_spec(run: Run) -> str | None:
     """Return the spec of what answered: the manifest's model, else its image generator."""
-    for key in ("model", "generator"):
-        spec = (run.manifest.get(key) or {}).get("spec")
-        if spec:
-            return str(spec)
-    return None
+    return run.manifest.model_spec or run.manifest.generator_spec or None
 
 
 def record_view(pair: Pair, catalog: ImageCatalog) -> dict[str, Any]:

@@ -57,9 +57,9 @@ def tool_definitions(pair: Pair, names: tuple[str, ...], notes: list[str]) -> li
     if gone:
         notes.append(f"tools no longer registered, left out of `tools`: {', '.join(gone)}")
     recorded: dict[str, str] = {}
-    for arm in pair.run.manifest.get("arms") or []:
-        if isinstance(arm, dict) and arm.get("name") == pair.arm:
-            recorded = arm.get("tool_schemas") or {}
+    for arm in pair.run.manifest.arms:
+        if arm.name == pair.arm:
+            recorded = arm.tool_schemas or {}
     changed = [name for name in known if recorded.get(name) not in (None, schema_sha256(name))]
     if changed:
         notes.append(f"tool schemas changed since the run, `tools` has the current ones: {', '.join(changed)}")

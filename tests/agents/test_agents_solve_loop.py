@@ -11,8 +11,9 @@ import pytest
 from mcot.agents import Budget, Prediction, Trace, solve
 from mcot.agents.backends.base import ModelRequest, ModelResponse, Usage
 from mcot.agents.messages import ImagePart, ToolCall, ToolResultPart
-from mcot.agents.session import MemoryBlobs
-from mcot.canvas import BlobStore, Canvas
+from mcot.canvas import Canvas
+
+from mcot.rundir import BlobStore, MemoryBlobs
 
 DRAW = {"name": "draw_line", "arguments": {"start": [40, 40], "end": [120, 100]}}
 

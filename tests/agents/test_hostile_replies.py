@@ -14,8 +14,8 @@ import pytest
 from hostile_servers import items_dir, mcot
 from mcot.agents.backends.plain_http import PlainHTTPClient
 from mcot.agents.backends.wire_limits import ResponseTooLarge, WireLimits
-from mcot.eval.rundir import read_jsonl
 
+from mcot.rundir import read_jsonl
 from mcot.spending import CostBudget
 from mcot.testing import FakeProvider, Raw, Redirect, Reply, Trickle
 

@@ -13,10 +13,10 @@ from mcot.agents.backends import load_model
 from mcot.agents.backends.replay import ReplayBackend
 from mcot.agents.errors import ModelSpecError
 from mcot.benchmarks.item import Item, write_items
-from mcot.eval.rundir import read_jsonl
 from PIL import Image
 
 from mcot.runconfig import RunConfig
+from mcot.rundir import read_jsonl
 from mcot.runner import run_items, select_items
 from mcot.testing.fake_provider import FakeProvider, Reply
 
@@ -163,11 +163,11 @@ def test_changed_tool_arguments_fail_at_the_next_turn(recorded: tuple[Path, Path
 def test_a_replay_of_other_items_is_refused_by_check_dataset(recorded: tuple[Path, Path], tmp_path: Path) -> None:
     data, run = recorded
     backend = load_model(f"replay:{run}")
-    _, _, same = select_items(data, None)
+    same = select_items(data, None)
     backend.check_dataset(same.sha256)  # the run's own items: accepted
-    _, _, fewer = select_items(data, 2)
+    fewer = select_items(data, 2)
     other = _items(tmp_path / "other", range(3, 6))
-    _, _, different = select_items(other, None)
+    different = select_items(other, None)
     for info in (fewer, different):
         with pytest.raises(ModelSpecError) as caught:
             backend.check_dataset(info.sha256)

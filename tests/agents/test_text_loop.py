@@ -47,9 +47,11 @@ def test_the_direct_text_loop_matches_the_graph(item_dir, scripted, monkeypatch,
 def test_the_direct_loop_returns_the_graph_state_and_raises_what_a_node_raises(item_dir, scripted) -> None:
     from mcot.agents import Budget
     from mcot.agents.backends import load_model
-    from mcot.agents.session import MemoryBlobs, Session
+    from mcot.agents.session import Session
     from mcot.agents.toolbox import RegistryToolbox
     from mcot.benchmarks.item import prompt_view
+
+    from mcot.rundir import MemoryBlobs
 
     item, root = item_dir
     session = Session(

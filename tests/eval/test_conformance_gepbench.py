@@ -18,7 +18,8 @@ from mcot.eval.protocols.gepbench import official as gepbench_official
 from mcot.eval.protocols.gepbench import robust as gepbench_robust
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.registry import ProtocolFn
-from mcot.eval.rundir import Score
+
+from mcot.rundir import Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "gepbench.jsonl"
 LINES: list[dict[str, Any]] = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line]

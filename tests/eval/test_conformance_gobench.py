@@ -27,7 +27,8 @@ from mcot.eval.protocols.gobench import robust as gobench_robust
 from mcot.eval.protocols.scorer import Scorer, failed_score
 from mcot.eval.proximity import scaled_proximity_score
 from mcot.eval.registry import ProtocolFn
-from mcot.eval.rundir import Score
+
+from mcot.rundir import Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "gobench.jsonl"
 LINES: list[dict[str, Any]] = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line]

@@ -21,7 +21,8 @@ from mcot.eval.protocols.omniphys import omniphys_table
 from mcot.eval.protocols.omniphys import tables as omniphys_tables
 from mcot.eval.protocols.scorer import Scorer, failed_score
 from mcot.eval.registry import OFFICIAL, ROBUST, ScoringSpec
-from mcot.eval.rundir import Score
+
+from mcot.rundir import Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "omniphys.jsonl"
 LINES: list[dict[str, Any]] = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line]

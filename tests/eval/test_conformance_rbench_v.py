@@ -21,7 +21,8 @@ from mcot.eval.protocols import Scorer
 from mcot.eval.protocols.rbench_v import official as rbench_v_official
 from mcot.eval.protocols.rbench_v import robust as rbench_v_robust
 from mcot.eval.registry import OFFICIAL, ROBUST, scoring_spec
-from mcot.eval.rundir import Score
+
+from mcot.rundir import Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "rbench_v.jsonl"
 LINES = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -8,8 +8,6 @@ from pathlib import Path
 import pytest
 from handmade import MakeRun, ok
 from mcot.benchmarks.item import Item
-from mcot.eval.errors import EvalError
-from mcot.eval.rundir import open_run, read_jsonl
 from mcot.eval.scoring import score_run
 
 from mcot.commands.compare import run_compare
@@ -17,6 +15,7 @@ from mcot.commands.export import run_export
 from mcot.commands.score import run_score
 from mcot.commands.view import run_view
 from mcot.errors import UsageError
+from mcot.rundir import RunDirError, open_run, read_jsonl
 
 ITEMS = [
     Item(id="q0", benchmark="games", category="count", question="How many?", answer="3", answer_type="number"),
@@ -79,7 +78,7 @@ def test_editing_the_frozen_copy_stops_score_compare_export_and_view(make_run: M
     score_run(run, figures=False)
     _rewrite_answers(run / "items.jsonl", "4")  # would turn q1/text right
     message = "items.jsonl does not match the manifest's dataset hash: the run's frozen items were changed"
-    with pytest.raises(EvalError, match=message):
+    with pytest.raises(RunDirError, match=message):
         open_run(run)
     with pytest.raises(UsageError, match=message):
         run_score(run)
@@ -95,12 +94,12 @@ def test_editing_the_frozen_copy_stops_score_compare_export_and_view(make_run: M
 def test_a_missing_frozen_copy_is_an_error(make_run: MakeRun) -> None:
     run = make_run("run", ITEMS, ["text"], RESULTS[:2])
     (run / "items.jsonl").unlink()
-    with pytest.raises(EvalError, match="frozen copy"):
+    with pytest.raises(RunDirError, match="frozen copy"):
         open_run(run)
 
 
 def test_item_images_are_read_from_the_dataset_path(make_run: MakeRun) -> None:
     run = make_run("run", ITEMS, ["text"], RESULTS[:2])
     opened = open_run(run)
-    assert opened.items_root == Path(opened.manifest["dataset"]["path"])
+    assert opened.items_root == Path(opened.manifest.dataset.path or "")
     assert list(opened.items) == ["q0", "q1"]

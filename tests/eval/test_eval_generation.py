@@ -28,11 +28,12 @@ from mcot.eval.calibration import (
 )
 from mcot.eval.protocols._gobench_generation import generation_questions
 from mcot.eval.protocols.gobench import tables as gobench_tables
-from mcot.eval.rundir import Score, read_scores
 from mcot.eval.scoring import ROBUST_SCORES, score_run
 from mcot.eval.tables import Table
 from PIL import Image
 from scipy import stats
+
+from mcot.rundir import Score, read_scores
 
 CATEGORIES = {"d": "direct_light_images", "r": "reflect_light_images", "f": "refracted_light_images"}
 GOBENCH_QUESTIONS = [f"Is GOBench property {k} of the scene right?" for k in range(1, 6)]

@@ -12,10 +12,11 @@ from mcot.eval.protocols import gepbench, rbench_v
 from mcot.eval.protocols._gobench_understanding import understanding_tables
 from mcot.eval.protocols.omniphys import omniphys_table
 from mcot.eval.proximity import scaled_proximity_score
-from mcot.eval.rundir import Score
 from mcot.eval.stats import mcnemar_exact, paired_bootstrap, plcc, rank_average, srcc, wilson_interval
 from mcot.eval.tables import micro_mean, tally
 from scipy import stats as scipy_stats
+
+from mcot.rundir import Score
 
 MATCH_CASES = [
     ("2\\sqrt{2}", "2.83", True, "numeric"),

@@ -11,13 +11,13 @@ from handmade import MakeRun, ok
 from mcot.benchmarks.item import Item
 from mcot.eval.protocols import Scorer, generic
 from mcot.eval.registry import scoring_spec
-from mcot.eval.rundir import Score
 from mcot.eval.scoring import score_run
 from mcot.eval.tables import Table, tally
 from mcot.eval.verify import TraceVerdict
 
 from mcot import declare_benchmark
 from mcot.registry import BENCHMARKS
+from mcot.rundir import Score
 
 
 async def parity_protocol(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:

@@ -27,11 +27,12 @@ from mcot.eval.figures import (
     result_values,
 )
 from mcot.eval.report import benchmark_tables
-from mcot.eval.rundir import open_run, read_scores
 from mcot.eval.scoring import score_run
 from mcot.eval.trace_table import TRACE_TITLE
 from mcot.eval.verify import VERIFIERS
 from PIL import Image
+
+from mcot.rundir import open_run, read_scores
 
 LONG = "a-category-name-far-too-long-for-one-line-of-a-chart"
 TOY_CATEGORIES = [f"part {k:02d}" for k in range(MAX_CATEGORIES + 3)] + [LONG]
@@ -194,16 +195,19 @@ def test_tokens_and_cost_per_arm(make_run: MakeRun) -> None:
     ]
     results = [{**ok(item.id, "canvas", "Answer: A"), "usage": u} for item, u in zip(items, usage, strict=True)]
     results += [ok(item.id, "text", "Answer: B") for item in items]  # 10 in, 5 out, cost unknown
+    results[3] = {**results[3], "prediction": "", "empty": True}  # a well-formed empty answer (finish_reason length)
+    results[4] = {**results[4], "cut_chars": 12}
     run = make_run("tokens", items, ["text", "canvas"], results)
     score_run(run)
     markdown = (run / "report.md").read_text()
     section = markdown[markdown.index("## Tokens and cost per arm") :]
     assert (
-        "| Arm | pairs | input tokens | output tokens | tokens known | cost ($) | cost known | mean cost ($) |"
-        in section
+        "| Arm | pairs | input tokens | output tokens | tokens known | cost ($) | cost known | mean cost ($) "
+        "| empty answers | cut answers |" in section
     )
-    assert "| text | 3 | 30 | 15 | 3/3 | — | 0/3 | — |" in section
-    assert "| canvas | 3 | 2,100 | 50 | 2/3 | 0.0100 | 1/3 | 0.0100 |" in section
+    assert "| text | 3 | 30 | 15 | 3/3 | — | 0/3 | — | 1 | 1 |" in section
+    assert "| canvas | 3 | 2,100 | 50 | 2/3 | 0.0100 | 1/3 | 0.0100 | 0 | 0 |" in section
+    assert "empty answers: the model's final turn was a well-formed empty answer" in section
     assert "<h2>Tokens and cost per arm</h2>" in (run / "report.html").read_text()
 
 

@@ -20,12 +20,12 @@ from mcot.eval.errors import EvalError, TemplateError
 from mcot.eval.judges import load_templates
 from mcot.eval.protocols._gobench_understanding import robust_gobench_scores
 from mcot.eval.protocols.omniphys import omniphys_kind, omniphys_result_rule
-from mcot.eval.rundir import read_scores
 from mcot.eval.scoring import score_run
 
 from mcot.commands.compare import run_compare
 from mcot.commands.score import run_score
 from mcot.errors import UsageError
+from mcot.rundir import read_scores
 
 MAZE_META = {
     "grid": ["#####", "S..##", "##.##", "#...A", "#B###"],

@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 from mcot.benchmarks.item import Item
 from mcot.eval import judges
 from mcot.eval.protocols import Scorer, games, generic, gepbench, gobench, omniphys, rbench_v
-from mcot.eval.rundir import Score
 from PIL import Image
+
+from mcot.rundir import Score
 
 EXAMPLES = int(os.environ.get("PROTOCOL_FUZZ_EXAMPLES", "30"))
 """Replies tried per (protocol, item) case (CI size)."""

@@ -7,9 +7,10 @@ from importlib import import_module
 
 import pytest
 from mcot.eval.registry import MODULE_NAMES, ScoringSpec, scoring_spec
-from mcot.eval.rundir import Score
 from mcot.eval.tables import Table
 from mcot.eval.verify import verify_diagram_trace, verify_games_trace
+
+from mcot.rundir import Score
 
 DECLARED = {
     "rbench-v": "rbench_v",

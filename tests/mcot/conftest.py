@@ -5,8 +5,9 @@ import json
 from pathlib import Path
 
 import pytest
-from mcot.eval.rundir import RunDir
 from PIL import Image
+
+from mcot.rundir import Manifest, RunDir
 
 
 def _png(path: Path, color: str) -> None:
@@ -36,7 +37,13 @@ def handmade_run(tmp_path: Path) -> Path:
     (run / "items.jsonl").write_text(json.dumps(item) + "\n")
     frozen = hashlib.sha256((run / "items.jsonl").read_bytes()).hexdigest()
     rd.write_manifest(
-        {"model": {"spec": "offline"}, "modes": ["text", "canvas"], "dataset": {"path": str(items), "sha256": frozen}}
+        Manifest.model_validate(
+            {
+                "model": {"spec": "offline"},
+                "modes": ["text", "canvas"],
+                "dataset": {"path": str(items), "sha256": frozen},
+            }
+        )
     )
     _png(run / "blobs" / "abc.png", "red")
     trace = [

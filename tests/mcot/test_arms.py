@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 from mcot.benchmarks.item import Item, write_items
-from mcot.eval.rundir import read_jsonl
 from mcot.tools import canvas_tools, registry
 from PIL import Image
 
 from mcot.arms import parse_arms
 from mcot.errors import UsageError
 from mcot.runconfig import RunConfig
+from mcot.rundir import read_jsonl
 from mcot.runner import run_items
 from mcot.testing.fake_provider import Fail, FakeProvider, Reply
 

@@ -4,8 +4,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mcot.eval.rundir import read_jsonl
 from mcot.tools import canvas_tools
+
+from mcot.rundir import read_jsonl
 
 
 def test_demo_runs_three_arms_and_says_what_the_offline_policy_is(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from mcot.arms import parse_arms
 from mcot.errors import UsageError
 from mcot.executors import InProcessExecutor, PairExecutor, ProcessExecutor, SolveRecipe
 from mcot.executors.records import failure_record
+from mcot.rundir import trace_relpath
 from mcot.testing.fake_provider import FakeProvider, Reply
 
 ARMS = parse_arms("text,canvas")
@@ -170,7 +171,7 @@ def test_the_reference_run_answered_every_pair_with_a_trace_and_canvas_images(re
     assert {r["status"] for r in records.values()} == {"ok"}
     assert {r["prediction"] for r in records.values()} == {"\\boxed{B}"}
     assert records[("plain-0", "canvas")]["steps"] == 2 and records[("plain-0", "text")]["steps"] == 1
-    assert records[("plain-1", "canvas")]["trace"] == "traces/plain-1.canvas.jsonl"
+    assert records[("plain-1", "canvas")]["trace"] == trace_relpath("plain-1", "canvas")
     assert len(reference["traces"]) == 6 and len(reference["blobs"]) >= 6
 
 

@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from mcot.eval.rundir import RunDirError
 
 from mcot.export import ExportError, export_run
+from mcot.rundir import RunDirError
 from mcot.viewer import write_viewer
 
 

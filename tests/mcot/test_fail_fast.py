@@ -9,9 +9,9 @@ from typing import Any
 
 from hostile_servers import free_port, items_dir, mcot
 from mcot.agents.retry import Failure
-from mcot.eval.rundir import read_jsonl
 
 from mcot.breaker import BREAKER_THRESHOLD, CircuitBreaker
+from mcot.rundir import read_jsonl
 from mcot.testing import FakeProvider, Reply
 
 COMPATIBLE = ("--model", "openai-compatible:m", "--mode", "text")
@@ -63,8 +63,9 @@ def test_the_circuit_breaker_stops_a_run_whose_endpoint_dies(tmp_path: Path) -> 
         script.server = server
         done = mcot(
             "run", "--data", items, *COMPATIBLE, "--base-url", server.openai_url, "--out", tmp_path / "run",
-            "--concurrency", "2", "--log-every", "0",
+            "--concurrency", "2", "--log-every", "0", "--max-tries", "20",
         )  # fmt: skip
+    # 20 tries a call: whichever pair makes the 10th failure in a row still has tries left, so it is halted
     assert done.code == 3, done.stderr
     records = list(read_jsonl(tmp_path / "run" / "results.jsonl"))
     assert len(records) == 40  # every pair has its line: nothing is lost

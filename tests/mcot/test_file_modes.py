@@ -12,12 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mcot.agents.trace import Step, Trace
-from mcot.benchmarks.files import temporary_dir, write_bytes_atomic
 from mcot.benchmarks.item import Item, ItemsWriter
-from mcot.canvas import BlobStore
 from mcot.eval.judges import JudgeCache
-from mcot.eval.rundir import RunDir, write_text_atomic
+
+from mcot.rundir import BlobStore, RunDir, Step, Trace, temporary_dir, write_bytes_atomic, write_text_atomic
 
 PNG = bytes.fromhex("89504e470d0a1a0a") + b"not really a png, only bytes"
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 from mcot.benchmarks.item import Item, write_items
-from mcot.eval.rundir import read_jsonl
 from PIL import Image
 
 from mcot.runconfig import RunConfig
+from mcot.rundir import read_jsonl
 from mcot.runner import run_items
 
 TIMEOUT = 120

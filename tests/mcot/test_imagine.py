@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from mcot.benchmarks.item import Item, write_items
-from mcot.eval.rundir import read_jsonl
 
+from mcot.rundir import read_jsonl
 from mcot.testing.fake_provider import Fail, FakeProvider, ImageReply, solid_png
 
 CATEGORIES = ("direct_light_images", "reflect_light_images", "refracted_light_images")

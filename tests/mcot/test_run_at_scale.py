@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 from mcot.benchmarks.item import Item, write_items
-from mcot.eval.rundir import read_jsonl
 from PIL import Image
 
+from mcot.rundir import read_jsonl
 from mcot.testing.fake_provider import FakeProvider, Reply
 
 N_ITEMS = 6

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 from mcot.benchmarks.item import Item, write_items
-from mcot.eval.rundir import RunDir, read_jsonl
 from PIL import Image
 
 from mcot.errors import UsageError
 from mcot.runconfig import RunConfig
+from mcot.rundir import RunDir, read_jsonl
 from mcot.runner import run_items
 from mcot.testing.fake_provider import FakeProvider, Reply
 

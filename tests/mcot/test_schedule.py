@@ -3,7 +3,7 @@
 import json
 from collections import Counter
 
-from mcot.schedule import shuffled_pairs, write_schedule
+from mcot.rundir import shuffled_pairs, write_schedule
 
 
 def test_the_order_is_a_shuffle_with_each_items_arms_side_by_side() -> None:

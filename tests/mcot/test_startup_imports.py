@@ -24,7 +24,7 @@ def test_the_run_path_declares_benchmarks_and_opens_a_blob_store_without_heavy_m
         "import mcot.cli, mcot.runner, mcot.commands.run\n"
         "from mcot.registry import BENCHMARKS, TOOLSETS\n"
         "BENCHMARKS.names(), TOOLSETS.get('canvas').tools()\n"
-        "from mcot.canvas import BlobStore\n"
+        "from mcot.rundir import BlobStore\n"
         "from mcot.agents.backends import load_model\n"
         "load_model('openai-compatible:m', base_url='http://127.0.0.1:9/v1')\n"
         "from mcot.agents.prompts import render_task\n"

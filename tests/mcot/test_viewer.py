@@ -6,7 +6,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from mcot.eval.rundir import RunDirError, open_run
 from typer.testing import CliRunner
 from viewer_runs import (
     EVIL_ID,
@@ -22,6 +21,7 @@ from viewer_runs import (
 
 import mcot.viewer as viewer
 from mcot.cli import app
+from mcot.rundir import RunDirError, open_run
 from mcot.viewer import correctness, shard_dir, step_counts, viewer_data, write_viewer
 
 

@@ -7,7 +7,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from mcot.benchmarks.generators.games._common import Scene, place_choices, require, rounded
+from mcot.benchmarks.generators.games._common import AnswerKind, Scene, place_choices, require, rounded
 from mcot.benchmarks.generators.games._geometry import Vec, add, ray_segment, scale, segments_distance, unit
 from mcot.benchmarks.generators.games._render import BLACK, LABEL_COLORS, MIRROR_GREY, SOURCE_RED, arrow, blank, disc
 from PIL import Image
@@ -176,10 +176,11 @@ def build(rng: random.Random) -> Scene:
         choices, answer = place_choices(
             rng, f"the {hit.color} brick", [f"the {b.color} brick" for b in bricks if b is not hit]
         )
-        answer_type = "choice"
+        answer_type: AnswerKind = "choice"
     else:
         question = intro + "How many times does the ball bounce off a wall before it first touches a brick?"
-        choices, answer, answer_type = None, str(walls), "number"
+        choices, answer = None, str(walls)
+        answer_type = "number"
     meta = {
         "kind": kind,
         "box": list(BOX),

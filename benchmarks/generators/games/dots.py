@@ -6,7 +6,7 @@ import itertools
 import math
 import random
 
-from mcot.benchmarks.generators.games._common import Scene, place_choices, require
+from mcot.benchmarks.generators.games._common import AnswerKind, Scene, place_choices, require
 from mcot.benchmarks.generators.games._exact import Point, as_floats, intersection, orient, point
 from mcot.benchmarks.generators.games._render import BLACK, blank, disc, text
 from PIL import Image
@@ -115,10 +115,10 @@ def build(rng: random.Random) -> Scene:
                 require(_distance(p, a, b) > CLEAR, "an edge passes too close to a dot")
     cross = crossings(pts)
     cross_f = [(float(p[0]), float(p[1])) for p in cross]
-    for p in cross_f:
-        require(all(math.dist(p, q) > CLEAR for q in raw), "a crossing sits on a dot")
-    for p, q in itertools.combinations(cross_f, 2):
-        require(math.dist(p, q) > CLEAR, "two crossings nearly coincide")
+    for c in cross_f:
+        require(all(math.dist(c, q) > CLEAR for q in raw), "a crossing sits on a dot")
+    for c, d in itertools.combinations(cross_f, 2):
+        require(math.dist(c, d) > CLEAR, "two crossings nearly coincide")
     turning = corners(pts)
     sides = len(turning)
     convex = is_convex(pts)
@@ -136,7 +136,7 @@ def build(rng: random.Random) -> Scene:
         f"1 to 2, 2 to 3, …, {m - 1} to {m}, and finally {m} back to 1. "
     )
     choices = None
-    answer_type = "number"
+    answer_type: AnswerKind = "number"
     if kind == "figure":
         correct = describe(sides, convex, len(cross))
         pool = {describe(s, c, 0) for s in range(max(3, sides - 1), sides + 3) for c in (True, False)}

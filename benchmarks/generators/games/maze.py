@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import deque
 
-from mcot.benchmarks.generators.games._common import FragileScene, Scene, place_choices, require
+from mcot.benchmarks.generators.games._common import AnswerKind, FragileScene, Scene, place_choices, require
 from mcot.benchmarks.generators.games._render import BLACK, LABEL_COLORS, START_GREEN, blank
 from PIL import Image
 
@@ -126,7 +126,7 @@ def build(rng: random.Random) -> Scene:
             ],
         )
         question = intro + "Exactly one exit can be reached from the start. Which one?"
-        answer_type = "choice"
+        answer_type: AnswerKind = "choice"
     else:
         choices, answer = None, str(steps)
         question = intro + (

@@ -236,7 +236,7 @@ def build(rng: random.Random) -> Scene:
             shapes.append(poly)
     require(len(targets) == 4, "no room for four targets")
     final = trace(origin, direction, mirrors, blocks, targets)
-    require(final.hit == 0 and final.events, "the ray does not end on the intended target after an event")
+    require(final.hit == 0 and bool(final.events), "the ray does not end on the intended target after an event")
     require(fragility(final, mirrors, blocks, targets) is None, "fragile ray")
     for tilt in (-0.75, 0.75):  # an arrow read a little off must lead to the same target
         wobble = trace(origin, rotate(direction, tilt), mirrors, blocks, targets)

@@ -116,6 +116,6 @@ def perlin_darkening(
     steps = max(1, int(255 // max(1, math.ceil(float(field.max())) - low)))
     small = Image.fromarray(np.rint((field - low) * steps).astype(np.uint8))
     scale = res / SIZE
-    big = small.resize((x1 - x0, y1 - y0), Image.BILINEAR, box=(x0 * scale, y0 * scale, x1 * scale, y1 * scale))
+    big = small.resize((x1 - x0, y1 - y0), Image.Resampling.BILINEAR, box=(x0 * scale, y0 * scale, x1 * scale, y1 * scale))
     levels = ((np.arange(256) + steps // 2) // steps + low).astype(np.int16)  # byte -> grey levels
     return np.take(levels, np.asarray(big))

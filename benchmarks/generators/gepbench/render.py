@@ -118,7 +118,7 @@ def perlin(cells: int, size: int, rng: np.random.Generator) -> np.ndarray:
 def _texture(style: Style, rng: np.random.Generator) -> np.ndarray:
     """Return the texture as int16 grey-level darkenings, (SIZE, SIZE), within [0, style.texture]."""
     small = perlin(style.texture_cells, TEXTURE_RES, rng).astype(np.float32)
-    big = np.asarray(Image.fromarray(small, mode="F").resize((SIZE, SIZE), Image.BILINEAR))
+    big = np.asarray(Image.fromarray(small, mode="F").resize((SIZE, SIZE), Image.Resampling.BILINEAR))
     return np.rint((big + 1.0) * (0.5 * style.texture)).astype(np.int16)
 
 

@@ -211,7 +211,7 @@ def sector(center: tuple[float, float], radius: float, start: float, span: float
     ]
     return Shape(
         "sector",
-        (tuple(center), *arc),
+        ((center[0], center[1]), *arc),
         True,
         {"center": list(center), "radius": radius, "start_angle": start, "end_angle": start + span},
     )

@@ -214,8 +214,8 @@ class PixelValidator:
         if kind == "quadrant":
             cx, cy = self.shape(check["shape"]).centroid
             ox, oy = (0.5, 0.5) if check["of"] is None else self.shape(check["of"]).centroid
-            seen = ("upper " if cy > oy else "lower ") + ("right" if cx > ox else "left")
-            return seen == check["expect"], seen
+            quadrant = ("upper " if cy > oy else "lower ") + ("right" if cx > ox else "left")
+            return quadrant == check["expect"], quadrant
         if kind == "region":
             cx, cy = self.shape(check["shape"]).centroid
             ox, oy = (0.5, 0.5) if check["of"] is None else self.shape(check["of"]).centroid

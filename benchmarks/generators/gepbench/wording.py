@@ -59,7 +59,7 @@ PUBLIC_TERMS: tuple[str, ...] = (
     "sector",
 )
 PUBLIC_TYPE = {"pentagram": "star", "hexagram": "star"}
-_EDGED = ("triangle", "equilateral triangle", "quadrilateral", "pentagon", "hexagon", "rectangle", "square")
+_EDGED: tuple[str, ...] = ("triangle", "equilateral triangle", "quadrilateral", "pentagon", "hexagon", "rectangle", "square")
 _EDGED += ("regular pentagon", "regular hexagon", "star")
 # parent type -> (sub-type, how a qualifier names it)
 SUBTYPES: dict[str, tuple[tuple[str, str], ...]] = {

@@ -1,4 +1,4 @@
-"""The content-addressed blob store: names, idempotence, atomic writes."""
+"""The run's content-addressed blob store (mcot.rundir.blobs): names, idempotence, atomic writes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from mcot.canvas import BlobStore, CanvasError
+
+from mcot.rundir import BlobError, BlobStore, MemoryBlobs, blob_path
 
 
 def test_put_names_the_file_by_its_sha256(tmp_path: Path) -> None:
@@ -59,10 +60,19 @@ def test_failed_write_leaves_no_partial_file(tmp_path: Path, monkeypatch: pytest
 
 def test_bad_names_and_missing_blobs(tmp_path: Path) -> None:
     store = BlobStore(tmp_path)
-    with pytest.raises(CanvasError, match="sha256"):
+    with pytest.raises(BlobError, match="sha256"):
         store.path("../../etc/passwd")
-    with pytest.raises(CanvasError, match="suffix"):
+    with pytest.raises(BlobError, match="suffix"):
         store.put(b"x", suffix="/../x")
-    with pytest.raises(CanvasError, match="no blob"):
+    with pytest.raises(BlobError, match="no blob"):
         store.get("0" * 64)
     assert "nonsense" not in store
+
+
+def test_the_blob_path_is_built_in_one_place_and_memory_blobs_name_blobs_alike(tmp_path: Path) -> None:
+    memory, files = MemoryBlobs(), BlobStore(tmp_path / "blobs")
+    sha = memory.put(b"seen", ".jpg")
+    assert files.put(b"seen", ".jpg") == sha and list(memory.data) == [f"{sha}.jpg"]
+    assert blob_path(sha, ".jpg") == files.relpath(sha, ".jpg") == f"blobs/{sha}.jpg"
+    with pytest.raises(BlobError, match="sha256"):
+        blob_path("not-a-sha")

@@ -8,15 +8,15 @@ RUN/schedule.jsonl so that anyone can see what ran when.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Sequence
 from pathlib import Path
 
-from mcot.eval.rundir import write_text_atomic
+from mcot.rundir.jsonl import iter_jsonl, write_jsonl
+from mcot.rundir.layout import SCHEDULE
 
-SCHEDULE_FILE = "schedule.jsonl"
 DEFAULT_SEED = 0
+ORDER = "items shuffled by the seed, the arms of an item adjacent"
 
 
 def shuffled_pairs(item_ids: Sequence[str], arms: Sequence[str], seed: int) -> list[tuple[str, str]]:
@@ -33,16 +33,16 @@ def shuffled_pairs(item_ids: Sequence[str], arms: Sequence[str], seed: int) -> l
     return pairs
 
 
-def write_schedule(path: Path, pairs: Sequence[tuple[str, str]]) -> None:
-    """Write the order, one `{"id", "mode"}` line a pair."""
-    write_text_atomic(path, "".join(json.dumps({"id": i, "mode": a}, ensure_ascii=False) + "\n" for i, a in pairs))
+def write_schedule(path: Path, pairs: Sequence[tuple[str, str]]) -> Path:
+    """Write the order atomically, one `{"id", "mode"}` line a pair; return the path."""
+    return write_jsonl(path, ({"id": item_id, "mode": arm} for item_id, arm in pairs))
 
 
-def manifest_entry(seed: int, n_pairs: int) -> dict[str, object]:
-    """Return the manifest's `schedule` object."""
-    return {
-        "seed": seed,
-        "order": "items shuffled by the seed, the arms of an item adjacent",
-        "file": SCHEDULE_FILE,
-        "pairs": n_pairs,
-    }
+def read_schedule(path: Path) -> list[tuple[str, str]]:
+    """Return the order a schedule file holds, as (item id, arm) pairs."""
+    return [(str(row["id"]), str(row["mode"])) for row in iter_jsonl(path)]
+
+
+def schedule_file(root: Path) -> Path:
+    """Return RUN/schedule.jsonl."""
+    return Path(root) / SCHEDULE
