@@ -98,13 +98,32 @@ def freeze(items: list[Item], items_dir: Path, limit: int | None) -> tuple[str, 
     return frozen, info
 
 
-def select_items(items_dir: Path, limit: int | None) -> tuple[list[Item], str, DatasetInfo]:
-    """Return the run's items (the first `limit`), the text of their frozen copy, and the manifest's dataset info."""
+def select_items(
+    items_dir: Path, limit: int | None, *, sample: int | None = None, seed: int = 0
+) -> tuple[list[Item], str, DatasetInfo]:
+    """Return the run's items (the first `limit`, or a `sample` stratified by benchmark and category drawn with
+    `seed`), the text of their frozen copy, and the manifest's dataset info."""
     items = read_source_items(items_dir)
     if limit is not None:
         items = items[:limit]
+    if sample is not None:
+        from mcot.sampling import stratified_sample
+
+        items = stratified_sample(items, sample, seed)
     frozen, info = freeze(items, items_dir, limit)
     return items, frozen, info
+
+
+def inference_notes(benchmarks: list[str]) -> dict[str, dict[str, Any]]:
+    """Return the manifest's `inference`: per benchmark its text arm's token cap and how the arms with tools differ."""
+    from mcot.registry import BENCHMARKS
+
+    notes = {}
+    for name in benchmarks:
+        declared = BENCHMARKS.find(name)
+        if declared is not None:
+            notes[name] = {"max_new_tokens": declared.max_new_tokens, "inference": declared.inference}
+    return notes
 
 
 def open_or_refuse(run_dir: RunDir, manifest: dict[str, Any], frozen: str, concurrency: int) -> dict[str, Any]:
@@ -244,7 +263,7 @@ def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool = Tru
     run_dir = RunDir(Path(config.out))
     preflight(config)  # a missing extra or a Ray address nothing listens on fails here
     items_dir = prepare_dataset(config.data, config.format, run_dir.root)
-    items, frozen, dataset = select_items(items_dir, config.limit)
+    items, frozen, dataset = select_items(items_dir, config.limit, sample=config.sample, seed=config.schedule_seed())
     check_dataset = getattr(backend, "check_dataset", None)
     if check_dataset is not None:  # replay:RUN refuses other items before any work
         from mcot.agents import ModelSpecError
@@ -262,6 +281,7 @@ def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool = Tru
         dataset=dataset,
         concurrency=config.concurrency,
     )
+    manifest["inference"] = inference_notes(sorted({item.benchmark for item in items}))
     return RunJob(
         run_dir=run_dir,
         items=items,
