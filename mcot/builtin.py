@@ -137,6 +137,11 @@ declare_export_format("parquet", f"{_FORMATS}:write_parquet", folder=False,
                       description="one file, images embedded")  # fmt: skip
 declare_export_format("hf", f"{_FORMATS}:write_hf", requires="datasets",
                       description="a `datasets` folder: load_from_disk or load_dataset")  # fmt: skip
+_PREDICTIONS = "mcot.export.predictions"
+declare_export_format("vlmevalkit", f"{_PREDICTIONS}:write_vlmevalkit",
+                      description="a folder: per arm, the TSV VLMEvalKit's RBench-V and GOBench evaluate() read")  # fmt: skip
+declare_export_format("gepbench", f"{_PREDICTIONS}:write_gepbench",
+                      description="a folder: per arm and level, the GePBench script's <perspective>.jsonl")  # fmt: skip
 _VIEWS, _SCHEMAS = "mcot.export.views", "mcot.export.schemas"
 declare_export_view(
     "records",
