@@ -10,6 +10,7 @@ import asyncio
 import copy
 import hashlib
 import io
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -366,8 +367,6 @@ def drawn_by(tool: str) -> DrawnBy:
 
 def _in_words(canvas: Any, changed: list[str]) -> str:
     """Return one line per changed element: its id, kind and properties, or that it was removed."""
-    import json
-
     lines = []
     for element_id in changed:
         element = canvas.elements.get(element_id)
@@ -380,7 +379,7 @@ def _in_words(canvas: Any, changed: list[str]) -> str:
             if value is not None
         )
         lines.append(f"- {element_id}: {element.kind}; {props}")
-    return "\n".join(lines) or "- nothing was drawn or changed"
+    return "\n".join(lines) or "- no element was added, changed or removed (only the view, e.g. the grid)"
 
 
 def _hashed(image: ImagePart, sha256: str) -> ImagePart:
