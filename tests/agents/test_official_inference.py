@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 from mcot.agents.backends import load_model
-from mcot.agents.fake_provider import FakeProvider, Reply  # moves to mcot.testing on main: change this one line
 from mcot.agents.solver import solve
 from mcot.benchmarks.item import Item
 from PIL import Image
 
 from mcot.declare import declare_benchmark
 from mcot.registry import BENCHMARKS, RegistryError
+from mcot.testing import FakeProvider, Reply
 
 GEP_INSTRUCTION = "Please directly answer A, B, C or D and nothing else."
 

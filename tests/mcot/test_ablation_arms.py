@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcot.agents.fake_provider import FakeProvider, Reply  # moves to mcot.testing on main: change this one line
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import read_jsonl
 from mcot.tools import canvas_tools
@@ -16,6 +15,7 @@ from PIL import Image
 from mcot.arms import parse_arms
 from mcot.runconfig import RunConfig
 from mcot.runner import run_items
+from mcot.testing import FakeProvider, Reply
 
 DRAWING = [
     ("draw_line", {"start": [4, 4], "end": [40, 30]}),
