@@ -169,6 +169,8 @@ class Session:
         if any(drawn_by(name) == "tool" for name in self.tools.names):
             # only an arm that offers domain tools is told about them: the canvas arm's prompt names none
             prompt += "\n\n" + load_prompt("system.domain-tools.txt").render()
+        if not self.sees_canvas:
+            prompt += "\n\n" + load_prompt("system.canvas-blind.txt").render()
         self.messages = [system(prompt), user(note, image, *extra, task)]
 
     def _open_canvas(self, path: Path | None) -> Any:

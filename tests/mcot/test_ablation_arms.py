@@ -102,6 +102,9 @@ def test_canvas_blind_requests_carry_exactly_one_image_and_canvas_ones_more(item
     assert [_turns(b) for b in by_arm["canvas-blind"]] == [0, 1, 2]
     assert [_images(b) for b in by_arm["canvas-blind"]] == [1, 1, 1]  # the first observation only
     assert [_images(b) for b in by_arm["canvas"]] == [1, 3, 3]  # + the zoom and each observation (at most 3 kept)
+    system_prompts = {arm: json.dumps(solve[0]["messages"][0]) for arm, solve in by_arm.items()}
+    assert "you see the canvas only once" in system_prompts["canvas-blind"]
+    assert "you see the canvas only once" not in system_prompts["canvas"]
     last = by_arm["canvas-blind"][-1]["messages"]
     said = json.dumps(last)
     assert "- e1: line; start [4" in said and "- e2: line; start [4" in said
