@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkable
 
 from langgraph.errors import GraphRecursionError
 from mcot.agents.backends import load_model
@@ -136,12 +136,15 @@ async def solve(
             if session.tools is None:  # one model turn: the same two steps without the graph engine's set-up
                 final = await run_text_loop(session)
             else:
-                final = await solver_graph().ainvoke(
+                # langgraph's overloads type `context` by the graph's context schema, which its stubs lose here
+                final = await solver_graph().ainvoke(  # type: ignore[call-overload]
                     initial_state(), config={"recursion_limit": budget.recursion_limit()}, context=session
                 )
-        status, error = final["status"], final["error"]
-        if status == "running":
+        ended, error = str(final["status"]), final["error"]
+        if ended == "running":
             status, error = "error", "the loop ended without an answer"
+        else:
+            status = cast(Status, ended)
     except TimeoutError:
         # an error, not a budget stop: a provider that hung is no property of the item, so a resume retries it
         timed_out = True

@@ -91,7 +91,8 @@ def write_vlmevalkit(
 
 
 def _vlmevalkit_row(dataset: VLMEvalKitDataset, item: Item, row: dict[str, Any], position: int) -> dict[str, Any]:
-    record = item.meta.get("record") if isinstance(item.meta.get("record"), dict) else {}
+    native = item.meta.get("record")
+    record: dict[str, Any] = native if isinstance(native, dict) else {}
     index = item.meta.get("index", record.get("index", position + 1))
     category = item.category.lower() if dataset.lower_case_category else item.category
     return {
