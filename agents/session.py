@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import io
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -71,7 +72,10 @@ class Session:
     """Everything one solve works on; `answer` mirrors the last non-empty model text.
 
     `mode` is the arm's name (a label for hints and prompts); `tools` the tools the arm offers. None means
-    the text loop: one answer in words, no canvas, no tools.
+    the text loop: one answer in words, no canvas, no tools. `sees_canvas` False (the `canvas-blind` arm): the
+    canvas image is shown in the first observation only; later observations say in words what changed, and
+    tool results carry no image (the trace still keeps every image). `max_new_tokens` caps each answer of the
+    text loop (a benchmark's official generation limit); the loops with tools are not capped by it.
     """
 
     view: Any
@@ -101,6 +105,8 @@ class Session:
     """The model's last turn was a well-formed empty answer (no text, no tool calls, a stop reason)."""
     cut_chars: int = 0
     """Characters of model text left out because a turn passed `Budget.max_answer_chars`."""
+    sees_canvas: bool = True
+    max_new_tokens: int | None = None
 
     @property
     def hints(self) -> dict[str, Any]:
@@ -141,6 +147,8 @@ class Session:
         if any(drawn_by(name) == "tool" for name in self.tools.names):
             # only an arm that offers domain tools is told about them: the canvas arm's prompt names none
             prompt += "\n\n" + load_prompt("system.domain-tools.txt").render()
+        if not self.sees_canvas:
+            prompt += "\n\n" + load_prompt("system.canvas-blind.txt").render()
         self.messages = [system(prompt), user(note, image, *extra, task)]
 
     def _open_canvas(self, path: Path | None) -> Any:
@@ -154,6 +162,7 @@ class Session:
 
     def _observe(self, template: str, changed: list[str]) -> tuple[str, ImagePart]:
         c = self.canvas
+        elements = _in_words(c, changed) if not self.sees_canvas else ""
         snap = c.snapshot()
         seen = c.observe(max_side=self.budget.observe_max_side, format=self.budget.observe_format)
         suffix = ".png" if seen.media_type == "image/png" else ".jpg"
@@ -161,7 +170,7 @@ class Session:
         self.blobs.put(seen.data, suffix)
         scaled = f", shown at {seen.width} × {seen.height}" if (seen.width, seen.height) != (c.width, c.height) else ""
         note = load_prompt(template).render(
-            width=c.width, height=c.height, scaled=scaled, changed=", ".join(changed) or "none"
+            width=c.width, height=c.height, scaled=scaled, changed=", ".join(changed) or "none", elements=elements
         )
         self.recorder.add(
             "observation",
@@ -180,6 +189,8 @@ class Session:
         """Run one model turn; return (status, error, tool calls to run). Status "running" means: run tools."""
         b = self.budget
         max_tokens = b.max_tokens_per_call
+        if self.tools is None and self.max_new_tokens is not None:
+            max_tokens = min(max_tokens, self.max_new_tokens)
         if b.max_output_tokens is not None:
             max_tokens = max(1, min(max_tokens, b.max_output_tokens - self.output_tokens))
         request = ModelRequest(
@@ -268,10 +279,14 @@ class Session:
             ops = copy.deepcopy(self.canvas.log[before:])
             image_path = None
             images: tuple[ImagePart, ...] = ()
+            shown = result.text
             if result.image:
                 sha = self.blobs.put(result.image, ".png")
                 image_path = blob_path(sha)
-                images = (_hashed(ImagePart(result.image, "image/png", canvas=True), sha),)
+                if self.sees_canvas:  # a blind arm keeps the image in the trace, never in the conversation
+                    images = (_hashed(ImagePart(result.image, "image/png", canvas=True), sha),)
+                else:
+                    shown = f"{result.text} (not shown: this arm shows no image after the first observation)"
             self.recorder.add(
                 "tool",
                 tool=call.name,
@@ -285,7 +300,7 @@ class Session:
                 data=result.data,
             )
             changed.extend(i for i in result.drawn if i not in changed)
-            results.append(ToolResultPart(call.id, call.name, result.text, not result.ok, images, result.data))
+            results.append(ToolResultPart(call.id, call.name, shown, not result.ok, images, result.data))
         return results, changed
 
     def _one_tool(self, call: ToolCall, offered: tuple[str, ...]) -> ToolOutcome:
@@ -331,6 +346,10 @@ class Session:
         if len(self.canvas.log) == self.observed_version:
             last.parts.append(TextPart("The canvas is unchanged."))
             return
+        if not self.sees_canvas:
+            note, _ = await asyncio.to_thread(self._observe, "observation.blind.txt", changed)
+            last.parts.append(TextPart(note))
+            return
         note, image = await asyncio.to_thread(self._observe, "observation.txt", changed)
         last.parts.extend([TextPart(note), image])
 
@@ -340,6 +359,23 @@ def drawn_by(tool: str) -> DrawnBy:
     from mcot.tools.canvas_ops import canvas_tools
 
     return "model" if tool in canvas_tools() else "tool"
+
+
+def _in_words(canvas: Any, changed: list[str]) -> str:
+    """Return one line per changed element: its id, kind and properties, or that it was removed."""
+    lines = []
+    for element_id in changed:
+        element = canvas.elements.get(element_id)
+        if element is None:
+            lines.append(f"- {element_id}: removed")
+            continue
+        props = ", ".join(
+            f"{name} {json.dumps(value, ensure_ascii=False)}"
+            for name, value in element.props.items()
+            if value is not None
+        )
+        lines.append(f"- {element_id}: {element.kind}; {props}")
+    return "\n".join(lines) or "- no element was added, changed or removed (only the view, e.g. the grid)"
 
 
 def _hashed(image: ImagePart, sha256: str) -> ImagePart:

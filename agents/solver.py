@@ -90,6 +90,7 @@ async def solve(
     *,
     toolbox: Toolbox | None = None,
     tools: tuple[str, ...] | None = None,
+    sees_canvas: bool | None = None,
 ) -> tuple[Prediction, Trace]:
     """Return the prediction and trace of solving `item` with `model` in the arm `mode`.
 
@@ -97,18 +98,27 @@ async def solve(
     `mcot.tools.toolsets.toolset(mode)`, so "text", "canvas" and "tools" need no list). No tools means the text
     loop (one answer in words); any tools, the canvas loop offering exactly those. Only the item's prompt
     view (question, images, choices) reaches the model. `view_root` is the items directory its image paths
-    are relative to; images go to `blobs` (a mcot.canvas.BlobStore; in memory when None). An unknown arm, or a tool
-    the toolbox lacks, raises ValueError; failures of the item never raise: they come back as status
+    are relative to; images go to `blobs` (a mcot.canvas.BlobStore; in memory when None). `sees_canvas` False
+    shows the canvas image only in the first observation (None: as the toolset named `mode` declares, else
+    True). The text loop's answers are capped at the benchmark's declared `max_new_tokens`. An unknown arm, or a
+    tool the toolbox lacks, raises ValueError; failures of the item never raise: they come back as status
     "error" (or "budget") with a message.
     """
     from mcot.benchmarks.item import prompt_view
 
+    from mcot.registry import BENCHMARKS, TOOLSETS
+
     offered = _arm_tools(mode) if tools is None else tuple(tools)
+    if sees_canvas is None:
+        declared_arm = TOOLSETS.find(mode)
+        sees_canvas = declared_arm.sees_canvas if declared_arm is not None else True
+    view = prompt_view(item, Path(view_root))
+    declared_benchmark = BENCHMARKS.find(view.benchmark)
     budget = budget or Budget()
     backend = load_model(model) if isinstance(model, str) else model
     box = toolbox or RegistryToolbox()
     session = Session(
-        view=prompt_view(item, Path(view_root)),
+        view=view,
         mode=mode,
         backend=backend,
         budget=budget,
@@ -116,6 +126,8 @@ async def solve(
         toolbox=box,
         tools=toolset(box, offered) if offered else None,
         redact=_redactor_of(backend),
+        sees_canvas=sees_canvas,
+        max_new_tokens=declared_benchmark.max_new_tokens if declared_benchmark is not None else None,
     )
     started = time.perf_counter()
     status: Status
@@ -227,6 +239,7 @@ class ChatSolver:
     tools: tuple[str, ...]
     budget: Budget = field(default_factory=Budget)
     toolbox: Toolbox = field(default_factory=RegistryToolbox)
+    sees_canvas: bool = True
 
     def describe(self) -> dict[str, Any]:
         """Return the solver for the manifest: kind, model spec, provider, arm, tools, sampling, limits."""
@@ -245,5 +258,13 @@ class ChatSolver:
     async def solve(self, item: Item, view_root: Path, blobs: Blobs) -> tuple[Prediction, Trace]:
         """Return the prediction and trace of `item` in this solver's arm."""
         return await solve(
-            item, view_root, self.backend, self.arm, self.budget, blobs, toolbox=self.toolbox, tools=self.tools
+            item,
+            view_root,
+            self.backend,
+            self.arm,
+            self.budget,
+            blobs,
+            toolbox=self.toolbox,
+            tools=self.tools,
+            sees_canvas=self.sees_canvas,
         )

@@ -25,14 +25,21 @@ def arm_names() -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Arm:
-    """One arm: its name (the `mode` its results are recorded under) and the exact tools it offers."""
+    """One arm: its name (the `mode` its results are recorded under), the exact tools it offers, and whether the
+    model sees the canvas after the first observation (`sees_canvas`, from the toolset's declaration)."""
 
     name: str
     tools: tuple[str, ...]
+    sees_canvas: bool = True
 
     def manifest_entry(self) -> dict[str, Any]:
-        """Return the arm as the manifest records it: name, tool names, and each tool's schema sha256."""
-        return {"name": self.name, "tools": list(self.tools), "tool_schemas": schema_hashes(self.tools)}
+        """Return the arm as the manifest records it: name, tool names, each tool's schema sha256, sees_canvas."""
+        return {
+            "name": self.name,
+            "tools": list(self.tools),
+            "tool_schemas": schema_hashes(self.tools),
+            "sees_canvas": self.sees_canvas,
+        }
 
 
 def parse_arms(mode: str, tools: str | None = None) -> tuple[Arm, ...]:
@@ -53,7 +60,8 @@ def parse_arms(mode: str, tools: str | None = None) -> tuple[Arm, ...]:
     try:
         for name in names:
             chosen = custom_toolset((tools or "").split(",")) if name == CUSTOM else toolset(name)
-            arms.append(Arm(name, chosen))
+            declared = TOOLSETS.find(name) if name != CUSTOM else None
+            arms.append(Arm(name, chosen, declared.sees_canvas if declared is not None else True))
     except ToolError as exc:
         raise UsageError(f"--tools: {exc}") from exc
     return tuple(arms)

@@ -54,6 +54,11 @@ declare_toolset("text", (), description="no tools: one answer in words")
 declare_toolset("canvas", "mcot.tools.toolsets:canvas_tools",
                 description="only the canvas tools (draw, transform, edit, undo, zoom, grid) and the canvas image")  # fmt: skip
 declare_toolset("tools", "mcot.tools.toolsets:every_tool", description="the canvas and the domain tools")
+declare_toolset("canvas-blind", "mcot.tools.toolsets:canvas_tools", sees_canvas=False,
+                description="ablation: the canvas tools, but the canvas image only in the first observation; "
+                "after that what changed is said in words")  # fmt: skip
+declare_toolset("look", ("zoom", "show_grid"),
+                description="ablation: only zoom and show_grid (perception help without drawing)")  # fmt: skip
 
 # --- the offline policy's strategies -----------------------------------------------------------------------
 
@@ -77,6 +82,9 @@ declare_benchmark(
     description="GePBench: geometric perception, 6 aspects × easy/hard, multiple choice",
     prompt="task.gepbench.txt",
     answer="bare",
+    max_new_tokens=10,
+    inference="text arm: geocap eval/gepbench.py's question, lettered choices and eval_inst, at most 10 new tokens; "
+    "the arms with tools add the canvas system prompt, tool definitions and up to --max-steps turns, with no 10-token cap (a tool call needs more)",
     protocols="mcot.eval.protocols.gepbench",
     loader=f"{_LOADERS}.gepbench",
 )
@@ -85,6 +93,8 @@ declare_benchmark(
     description="GOBench: geometric optics; understanding (rate generated images) and generation",
     prompt="task.gobench.txt",
     answer="bare",
+    inference="text arm: the image and the critic's instructions (mcot's wording of VLMEvalKit GOBenchDataset's SYS "
+    "and question, with the Total Score line its parser reads), no token cap; the arms with tools add the canvas system prompt, tool definitions and up to --max-steps turns",
     protocols="mcot.eval.protocols.gobench",
     loader=f"{_LOADERS}.gobench",
 )
@@ -93,6 +103,8 @@ declare_benchmark(
     description="RBench-V: 803 visual-reasoning items that need drawing (math, physics, counting, game)",
     prompt="task.rbench-v.txt",
     answer="boxed",
+    inference="text arm: the RBench-V VLMEvalKit fork's order (solve from the picture step by step, one \\boxed "
+    "final answer on the last line, `Question: …`, `Answer:`), no token cap; the arms with tools add the canvas system prompt, tool definitions and up to --max-steps turns",
     protocols="mcot.eval.protocols.rbench_v",
     loader=f"{_LOADERS}.rbench_v",
 )
@@ -101,6 +113,8 @@ declare_benchmark(
     description="OmniPhys: physics problems scored on result and process, and diagram editing",
     prompt="task.omniphys.txt",
     answer="answer-line",
+    inference="text arm: mcot's own wording (no public OmniPhys inference code was found), a final "
+    "`Answer:` line; the arms with tools add the canvas system prompt, tool definitions and up to --max-steps turns",
     protocols="mcot.eval.protocols.omniphys",
     loader=f"{_LOADERS}.omniphys",
 )
@@ -111,6 +125,8 @@ declare_benchmark(
     prompt="task.default.txt",
     answer="boxed",
     protocols="mcot.eval.protocols.games",
+    inference="mcot's own benchmark (no official inference): step by step, a \\boxed final answer; the arms "
+    "with tools add the canvas system prompt, tool definitions and up to --max-steps turns",
 )
 
 # --- exports (`mcot export --format`, `--as`) ------------------------------------------------------------
@@ -121,6 +137,11 @@ declare_export_format("parquet", f"{_FORMATS}:write_parquet", folder=False,
                       description="one file, images embedded")  # fmt: skip
 declare_export_format("hf", f"{_FORMATS}:write_hf", requires="datasets",
                       description="a `datasets` folder: load_from_disk or load_dataset")  # fmt: skip
+_PREDICTIONS = "mcot.export.predictions"
+declare_export_format("vlmevalkit", f"{_PREDICTIONS}:write_vlmevalkit",
+                      description="a folder: per arm, the TSV VLMEvalKit's RBench-V and GOBench evaluate() read")  # fmt: skip
+declare_export_format("gepbench", f"{_PREDICTIONS}:write_gepbench",
+                      description="a folder: per arm and level, the GePBench script's <perspective>.jsonl")  # fmt: skip
 _VIEWS, _SCHEMAS = "mcot.export.views", "mcot.export.schemas"
 declare_export_view(
     "records",

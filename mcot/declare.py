@@ -61,7 +61,10 @@ class Benchmark:
 
     `protocols`, `loader` and `generator` are module names (see the module docstring for the names each holds);
     `protocols` may also be any object with those attributes (a namespace built in code). `format` is the name
-    its native files go by in `mcot convert FORMAT` and `--format` (default: `name`).
+    its native files go by in `mcot convert FORMAT` and `--format` (default: `name`). `max_new_tokens` caps each
+    answer of the text arm, as the benchmark's official inference does (None: no cap; the arms with tools are
+    never capped by it: a tool call needs more). `inference` says in one line how the official inference asks
+    and how mcot's arms with tools differ from it (reports quote it).
     """
 
     name: str
@@ -73,6 +76,8 @@ class Benchmark:
     loader: str | None = None
     generator: str | None = None
     format: str | None = None
+    max_new_tokens: int | None = None
+    inference: str = ""
 
     def protocol_module(self) -> Any:
         """Return the protocol module (imported) or object, or None when the generic protocol scores the benchmark."""
@@ -89,10 +94,16 @@ def declare_benchmark(
     loader: str | None = None,
     generator: str | None = None,
     format: str | None = None,
+    max_new_tokens: int | None = None,
+    inference: str = "",
     replace: bool = False,
 ) -> Benchmark:
     """Declare a benchmark (and its loader and item generator, when named); return the declaration."""
-    benchmark = Benchmark(name, description, prompt, answer, protocols, loader, generator, format)
+    if max_new_tokens is not None and max_new_tokens < 1:
+        raise RegistryError(f"benchmark {name!r}: max_new_tokens must be at least 1 (got {max_new_tokens})")
+    benchmark = Benchmark(
+        name, description, prompt, answer, protocols, loader, generator, format, max_new_tokens, inference
+    )
     BENCHMARKS.register(name, benchmark, description=description, replace=replace)
     if loader is not None:
         declare_loader(format or name, loader, description=f"{name} native files", replace=replace)
@@ -187,11 +198,16 @@ def declare_protocol(name: str, *, description: str, replace: bool = False) -> s
 
 @dataclass(frozen=True)
 class Toolset:
-    """A named set of tools an arm offers: `tools()` returns their names, resolved when the arm is built."""
+    """A named set of tools an arm offers: `tools()` returns their names, resolved when the arm is built.
+
+    `sees_canvas` False: the model is shown the canvas only in the first observation; after each round of tool
+    calls it is told in words what changed (the `canvas-blind` ablation), and tool results carry no image.
+    """
 
     name: str
     tools: Callable[[], tuple[str, ...]]
     description: str = ""
+    sees_canvas: bool = True
 
 
 def declare_toolset(
@@ -199,9 +215,13 @@ def declare_toolset(
     tools: Sequence[str] | Callable[[], Sequence[str]] | str,
     *,
     description: str,
+    sees_canvas: bool = True,
     replace: bool = False,
 ) -> Toolset:
-    """Declare a named toolset (a list of tool names, or a function returning them); return the declaration."""
+    """Declare a named toolset (a list of tool names, or a function returning them); return the declaration.
+
+    `sees_canvas` False shows the canvas image only in the first observation (see `Toolset`).
+    """
     source = Ref.of(tools)
     if isinstance(source, Ref):
         resolver: Callable[[], tuple[str, ...]] = lambda: tuple(source.resolve()())  # noqa: E731
@@ -210,7 +230,7 @@ def declare_toolset(
     else:
         fixed = tuple(source)
         resolver = lambda: fixed  # noqa: E731
-    toolset = Toolset(name, resolver, description)
+    toolset = Toolset(name, resolver, description, sees_canvas)
     TOOLSETS.register(name, toolset, description=description, replace=replace)
     return toolset
 

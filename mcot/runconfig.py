@@ -47,6 +47,9 @@ class RunConfig:
     concurrency: int = option(4, ge=1, le=MAX_CONCURRENCY, metavar="K",
                               help="most pairs in flight; lowered on 429/overload answers, raised again after")  # fmt: skip
     limit: int | None = option(None, ge=1, metavar="N", help="only the first N items", result=True)
+    sample: int | None = option(None, ge=1, metavar="N", result=True,
+                                help="a sample of N items stratified by benchmark and category, drawn with --seed "
+                                "(0 when not given)")  # fmt: skip
     max_steps: int = option(12, ge=1, le=200, metavar="N", help="model turns per item in the arms with tools",
                             result=True)  # fmt: skip
     seed: int | None = option(None, metavar="SEED", help="sampling seed sent to backends that take one", result=True)
@@ -89,6 +92,8 @@ class RunConfig:
             )
         if self.ray_address is not None and self.executor != "ray":
             raise UsageError("--ray-address goes with --executor ray")
+        if self.sample is not None and self.limit is not None:
+            raise UsageError("--sample and --limit choose the items in two ways: give one of them")
 
     @cached_property
     def arms(self) -> tuple[Any, ...]:

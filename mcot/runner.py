@@ -113,9 +113,31 @@ def freeze(items: Iterable[Item], items_dir: Path, staging: Path | None = None) 
     return frozen
 
 
-def select_items(items_dir: Path, limit: int | None, staging: Path | None = None) -> FrozenItems:
-    """Return the run's items (the first `limit` of the items directory), frozen as they are read."""
-    return freeze(islice(iter_items(items_dir), limit), items_dir, staging)
+def select_items(
+    items_dir: Path, limit: int | None, staging: Path | None = None, *, sample: int | None = None, seed: int = 0
+) -> FrozenItems:
+    """Return the run's items, frozen as they are read: the first `limit` of the items directory, or of those a
+    `sample` stratified by benchmark and category drawn with `seed` (two passes over the file: the strata, then
+    the chosen items)."""
+    if sample is None:
+        return freeze(islice(iter_items(items_dir), limit), items_dir, staging)
+    from mcot.sampling import sample_positions, stratum
+
+    chosen = sample_positions((stratum(item) for item in islice(iter_items(items_dir), limit)), sample, seed)
+    picked = (item for index, item in enumerate(islice(iter_items(items_dir), limit)) if index in chosen)
+    return freeze(picked, items_dir, staging)
+
+
+def inference_notes(benchmarks: list[str]) -> dict[str, dict[str, Any]]:
+    """Return the manifest's `inference`: per benchmark its text arm's token cap and how the arms with tools differ."""
+    from mcot.registry import BENCHMARKS
+
+    notes = {}
+    for name in benchmarks:
+        declared = BENCHMARKS.find(name)
+        if declared is not None:
+            notes[name] = {"max_new_tokens": declared.max_new_tokens, "inference": declared.inference}
+    return notes
 
 
 def open_or_refuse(run_dir: RunDir, manifest: Manifest, frozen: FrozenItems, concurrency: int) -> Manifest:
@@ -256,8 +278,9 @@ async def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool
     preflight(config)  # a missing extra or a Ray address nothing listens on fails here, before anything is written
     await check_endpoints(backend)  # so does a --base-url nothing listens on
     items_dir = prepare_dataset(config.data, config.format, run_dir.root)
-    items = select_items(items_dir, config.limit, run_dir.root)
+    items = select_items(items_dir, config.limit, run_dir.root, sample=config.sample, seed=config.schedule_seed())
     dataset = items.dataset_entry(items_dir, config.limit)
+    benchmarks = sorted({item.benchmark for item in items})
     check_dataset = getattr(backend, "check_dataset", None)
     if check_dataset is not None:  # replay:RUN refuses other items before any work
         from mcot.agents import ModelSpecError
@@ -271,10 +294,11 @@ async def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool
         arms=[arm.manifest_entry() for arm in config.arms],
         solver={key: value for key, value in first.describe().items() if key not in ("arm", "tools")},
         config=config.result_settings(),
-        prompts=prompt_hashes(sorted({item.benchmark for item in items})),
+        prompts=prompt_hashes(benchmarks),
         dataset=dataset,
         concurrency=config.concurrency,
     )
+    manifest.inference = inference_notes(benchmarks)
     return RunJob(
         run_dir=run_dir,
         items=items,

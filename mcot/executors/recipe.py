@@ -64,7 +64,10 @@ class SolveRecipe:
         from mcot.agents.solver import ChatSolver
 
         backend = self.build_backend(observer)
-        return {arm.name: ChatSolver(backend, arm.name, tuple(arm.tools), self.budget) for arm in self.arms}
+        return {
+            arm.name: ChatSolver(backend, arm.name, tuple(arm.tools), self.budget, sees_canvas=arm.sees_canvas)
+            for arm in self.arms
+        }
 
 
 def _urls(base_urls: tuple[str, ...]) -> str | tuple[str, ...] | None:

@@ -25,7 +25,7 @@ class ExportError(ValueError):
     """The run cannot be exported as asked (the message says what to change)."""
 
 
-EXPORT_MARKERS = (RECORDS_FILE, "dataset_dict.json")
+EXPORT_MARKERS = (RECORDS_FILE, "dataset_dict.json", "predictions.json")
 """Files that mark a folder as an earlier export, which --overwrite may replace."""
 
 

@@ -131,6 +131,8 @@ class Manifest(_Entry):
     generator: GeneratorEntry | None = None
     schedule: ScheduleEntry | None = None
     scoring: ScoringEntry | None = None
+    inference: dict[str, dict[str, Any]] | None = None
+    """Per benchmark: the text arm's generation limit and how the arms with tools ask differently."""
 
     @property
     def model_spec(self) -> str | None:

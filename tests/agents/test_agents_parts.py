@@ -150,10 +150,13 @@ def test_prices():
 def test_prompts_render_each_protocol():
     gep = render_task("gepbench", "Which shape is largest?", ("circle", "square"), "choice")
     assert gep.splitlines()[:3] == ["Which shape is largest?", "A. circle", "B. square"]
-    assert gep.endswith("letter from the given choices directly.")
-    assert render_task("rbench-v", "x?", None, "number").endswith("alone in \\boxed{} on the last line.")
+    assert gep.endswith("\nB. square\nPlease directly answer A, B, C or D and nothing else.")  # geocap's eval_inst
+    rbench = render_task("rbench-v", "x?", None, "number")
+    assert rbench.startswith("Solve the following question according to the given picture step by step.")
+    assert rbench.endswith("\\boxed{} nowhere else.\n\nQuestion: x?\nAnswer:")
     assert "Answer:" in render_task("omniphys", "x?", None, "text")
-    assert "rating from 1 to 5" in render_task("gobench", "Rate it.", None, "rating")
+    # the critic's instructions are the whole task (VLMEvalKit's SYS + question): no one-line answer appended
+    assert render_task("gobench", "Rate it.\nTotal Score: <n>", None, "rating") == "Rate it.\nTotal Score: <n>"
     assert format_final_answer("omniphys", "5 N") == "Answer: 5 N"
     hashes = prompt_hashes()
     assert hashes["system.canvas.txt"] == load_prompt("system.canvas.txt").sha256

@@ -81,6 +81,7 @@ def test_the_manifest_records_the_settings_that_change_results_under_their_old_n
     config = RunConfig(data="d", model="offline", out="o", seed=7, limit=3, base_url="http://a")  # type: ignore[arg-type]
     assert config.result_settings() == {
         "limit": 3,
+        "sample": None,
         "max_steps": 12,
         "seed": 7,
         "temperature": 0.0,
