@@ -7,8 +7,9 @@ of its items' scores (GePBench Avg, the mean of 12 cells; GOBench SPS Overall, a
 
 A proportion has a Wilson interval per arm and a paired difference from text with an exact McNemar p, its
 interval exact from fewer than SMALL_DISCORDANCE discordant pairs (mcot.eval.compare.paired_difference). A
-composite has seeded percentile bootstrap intervals (over items; over paired items for the difference) and no
-test. Every (item, arm) of the metric is in n: run errors, unjudged items and judge errors count as not right.
+composite has seeded percentile bootstrap intervals (over items; over paired items for the difference) and the
+paired sign-flip test on the items' own scores; from fewer than SMALL_DISCORDANCE items whose scores differ, the
+difference's interval is the exact conditional one on how they split (a bootstrap would be zero-width). Every (item, arm) of the metric is in n: run errors, unjudged items and judge errors count as not right.
 """
 
 from __future__ import annotations
@@ -20,7 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 from mcot.eval.compare import paired_difference
 from mcot.eval.rundir import Score
-from mcot.eval.stats import wilson_interval
+from mcot.eval.stats import (
+    SMALL_DISCORDANCE,
+    detectable_difference,
+    exact_paired_interval,
+    sign_flip_p,
+    wilson_interval,
+)
 from mcot.eval.tables import tally
 
 BOOTSTRAP_RESAMPLES = 1_000
@@ -143,6 +150,15 @@ def difference(
     a_value = metric.compute([first[i] for i in ids])
     b_value = metric.compute([second[i] for i in ids])
     value = None if a_value is None or b_value is None else b_value - a_value
+    deltas = [_item_value(second[i]) - _item_value(first[i]) for i in ids]
+    up, down = sum(1 for d in deltas if d > 0), sum(1 for d in deltas if d < 0)
+    p_value = sign_flip_p(deltas)
+    detectable = detectable_difference(len(ids), (up + down) / len(ids))
+    if up + down < SMALL_DISCORDANCE:  # a bootstrap over so few differing items can be zero-width
+        exact = exact_paired_interval(up, down, len(ids), estimate=value)
+        return Difference(
+            metric.name, base, arm, len(ids), value, exact.low, exact.high, "exact", p_value, detectable, up + down
+        )
 
     def paired(picks: np.ndarray) -> float | None:
         left = metric.compute([first[ids[i]] for i in picks])
@@ -150,7 +166,14 @@ def difference(
         return None if left is None or right is None else right - left
 
     low, high = _bootstrap(paired, len(ids), seed)
-    return Difference(metric.name, base, arm, len(ids), value, low, high, "bootstrap", None, None, None)
+    return Difference(metric.name, base, arm, len(ids), value, low, high, "bootstrap", p_value, detectable, up + down)
+
+
+def _item_value(score: Score) -> float:
+    """Return an item's own value in a composite metric: its score (0 for a run error or an undecided item)."""
+    if score.method in ("error", "judge_error") or score.score is None:
+        return 0.0
+    return float(score.score)
 
 
 def _bootstrap(statistic: Callable[[np.ndarray], float | None], n: int, seed: int) -> tuple[float | None, float | None]:
