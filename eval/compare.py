@@ -409,3 +409,39 @@ def side(arm: str, scores: Sequence[Score], results: dict[tuple[str, str], dict[
         {s.id: s for s in scores if s.mode == arm},
         {item_id: row for (item_id, row_mode), row in results.items() if row_mode == arm},
     )
+
+
+def compare_many(
+    runs: Sequence[Path], *, arms: Sequence[str] | None = None, force: bool = False, n_boot: int = 10_000, seed: int = 0
+) -> list[Comparison]:
+    """Return each run's arms against its text arm, the runs on the same items, Holm over every total at once.
+
+    `arms` picks the arms compared with text (default: every other arm each run has). Runs whose frozen items
+    differ (dataset hash) are refused (EvalError) unless `force`; each comparison is labelled with its run's
+    model (and folder when two runs share a model).
+    """
+    opened = [(Path(root), open_run(root), read_scores(root)) for root in runs]
+    hashes = {str((run.manifest.get("dataset") or {}).get("sha256")) for _, run, _ in opened}
+    warnings = []
+    if len(hashes) > 1:
+        if not force:
+            raise EvalError("the runs are not on the same items (their frozen items differ); pass --force to compare")
+        warnings.append("forced: the runs are not on the same items")
+    models = [str((run.manifest.get("model") or {}).get("spec", root.name)) for root, run, _ in opened]
+    comparisons: list[Comparison] = []
+    for (root, run, scores), model in zip(opened, models, strict=True):
+        label = f"{model} ({root.name})" if models.count(model) > 1 else model
+        present = order_arms({s.mode for s in scores})
+        if "text" not in present:
+            raise EvalError(f"{root} has no scored text arm to compare with; its arms: {', '.join(present) or 'none'}")
+        wanted = [arm for arm in (arms or present) if arm != "text"]
+        for arm in wanted:
+            _check_arm(root, arm, present)
+            found = compare_sides(
+                side("text", scores, run.results), side(arm, scores, run.results), n_boot=n_boot, seed=seed
+            )
+            found.label = label
+            found.warnings += warnings
+            comparisons.append(found)
+    apply_holm(comparisons)
+    return comparisons

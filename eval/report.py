@@ -425,7 +425,8 @@ def run_caveat(run: Run) -> str | None:
     return offline_caveat([(run.manifest.get("model") or {}).get("spec")])
 
 
-def _inline(text: str) -> str:
+def inline_html(text: str) -> str:
+    """Return `text` escaped for HTML, with `code` spans as <code>."""
     escaped = html.escape(text)
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
 
@@ -439,14 +440,15 @@ STYLE = (
 )
 
 
-def _html_table(table: Table, level: int = 3) -> list[str]:
+def html_table(table: Table, level: int = 3) -> list[str]:
+    """Return the HTML parts of a table: its title at heading `level`, the table, its notes."""
     parts = [f"<h{level}>{html.escape(table.title)}</h{level}><div class='wide'><table><tr>"]
     parts += [f"<th>{html.escape(column)}</th>" for column in table.columns]
     parts.append("</tr>")
     for row in table.rows:
         parts.append("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>")
     parts.append("</table></div>")
-    parts += [f"<p class='note'>{_inline(note)}</p>" for note in table.notes]
+    parts += [f"<p class='note'>{inline_html(note)}</p>" for note in table.notes]
     return parts
 
 
@@ -465,23 +467,23 @@ def _html(
         "</head><body><h1>mcot report</h1>"
     ]
     if caveat:
-        parts.append(f"<p class='caveat'><b>{_inline(caveat)}</b></p>")
+        parts.append(f"<p class='caveat'><b>{inline_html(caveat)}</b></p>")
     parts.append("<ul>")
     parts += [f"<li><b>{html.escape(key)}</b>: {html.escape(value)}</li>" for key, value in header]
     parts.append("</ul>")
     if todo:
         parts.append("<h2>What to do</h2><ul>")
-        parts += [f"<li>{_inline(line)}</li>" for line in todo]
+        parts += [f"<li>{inline_html(line)}</li>" for line in todo]
         parts.append("</ul>")
     if lead:
         parts.append("<h2>The answer</h2>")
         for table in lead:
-            parts += _html_table(table)
+            parts += html_table(table)
         parts.append("<h2>Details</h2>")
     for table in tables:
-        parts += _html_table(table)
+        parts += html_table(table)
     if usage is not None:
-        parts += _html_table(usage, level=2)
+        parts += html_table(usage, level=2)
     if drawn.made or drawn.omitted:
         parts.append("<h2>Figures</h2>")
         parts += [
