@@ -7,7 +7,7 @@ of its items' scores (GePBench Avg, the mean of 12 cells; GOBench SPS Overall, a
 
 A proportion has a Wilson interval per arm and a paired difference from text with an exact McNemar p, its
 interval exact from fewer than SMALL_DISCORDANCE discordant pairs (mcot.eval.compare.paired_difference). A
-composite has seeded percentile bootstrap intervals (over items; over paired items for the difference) and the
+composite has seeded percentile bootstrap intervals (Wilson bounds of its value under MIN_BOOTSTRAP_ITEMS items) (over items; over paired items for the difference) and the
 paired sign-flip test on the items' own scores; from fewer than SMALL_DISCORDANCE items whose scores differ, the
 difference's interval is the exact conditional one on how they split (a bootstrap would be zero-width). Every (item, arm) of the metric is in n: run errors, unjudged items and judge errors count as not right.
 """
@@ -26,11 +26,14 @@ from mcot.eval.stats import (
     detectable_difference,
     exact_paired_interval,
     sign_flip_p,
+    wilson_bounds,
     wilson_interval,
 )
 from mcot.eval.tables import tally
 
 BOOTSTRAP_RESAMPLES = 1_000
+MIN_BOOTSTRAP_ITEMS = 30
+"""A composite metric over fewer items (or over items all scored alike) gets Wilson bounds, not a bootstrap."""
 
 
 def every_item(score: Score) -> bool:
@@ -116,6 +119,12 @@ def arm_figure(metric: Metric, arm: str, scores: Sequence[Score], *, seed: int =
         interval = wilson_interval(right, len(chosen))
         return ArmFigure(
             metric.name, arm, len(chosen), counts.errors, undecided, value, interval.low, interval.high, "Wilson"
+        )
+    if len(chosen) < MIN_BOOTSTRAP_ITEMS or len({_item_value(score) for score in chosen}) == 1:
+        # a bootstrap of so few (or identical) items can be zero-width: the Wilson bounds of the value with n items
+        bounds = wilson_bounds(min(1.0, max(0.0, value)), len(chosen))
+        return ArmFigure(
+            metric.name, arm, len(chosen), counts.errors, undecided, value, bounds.low, bounds.high, "Wilson"
         )
     low, high = _bootstrap(lambda picks: metric.compute([chosen[i] for i in picks]), len(chosen), seed)
     return ArmFigure(metric.name, arm, len(chosen), counts.errors, undecided, value, low, high, "bootstrap")

@@ -109,7 +109,7 @@ def headline_notes(rows: Sequence[HeadlineRow]) -> list[str]:
         "every (item, arm) the metric is over is in n: run errors (errors), unjudged items and judge errors "
         "(undecided) count as not right",
         "95% CI: Wilson for a proportion, seeded percentile bootstrap over items for a composite metric "
-        "(GePBench Avg, GOBench SPS); Δ = arm − text on the items both have, paired: exact McNemar p (a "
+        "(GePBench Avg, GOBench SPS; Wilson bounds of its value with fewer than 30 items or all alike); Δ = arm − text on the items both have, paired: exact McNemar p (a "
         "composite: the paired sign-flip test on the items' scores), Holm's correction over every p in this table",
         "detectable: the smallest difference detectable at 80 % power for its n and share of discordant pairs "
         "(α = 0.05): a smaller Δ, significant or not, is beyond what these items can show",

@@ -118,9 +118,9 @@ def run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOut
     from mcot.runner import run_items
 
     out = Path(out)
-    items = study_items(config, out)
-    planned = [(model, config.run_config(model, items, out / RUNS / model.name)) for model in config.models]
+    planned = [(model, config.run_config(model, out / ITEMS, out / RUNS / model.name)) for model in config.models]
     judge = _judge(config)
+    study_items(config, out)
     outcome = StudyOutcome(out)
     for model, run_config in planned:
         outcome.runs[model.name] = run_config.out
