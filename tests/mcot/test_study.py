@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 from local_models import Agent, FakeProvider, Reply, RequestInfo
 from mcot.eval.report import headline_rows
-from mcot.eval.rundir import latest_by_key, read_jsonl, read_scores
+from mcot.eval.rundir import latest_by_key, open_run, read_jsonl, read_scores
+from mcot.eval.tool_use import tool_use
 
+from mcot.commands.compare import run_compare
 from mcot.commands.study import run_study_command
 from mcot.errors import UsageError
 from mcot.study.config import read_study
@@ -27,13 +29,13 @@ PER_DATA = 3
 
 
 class Drawer(Agent):
-    """Draws one line on its first turn when tools are offered, then answers B (a model that uses the canvas)."""
+    """Draws one line on its first turn when tools are offered, then answers B; answers C without tools."""
 
     def answer(self, request: RequestInfo) -> Reply:
         """Return a draw_line call on the first turn of an arm with tools, else the answer."""
         if request.body.get("tools") and request.turn == 0:
             return Reply("Let me mark it.", tool_calls=[("draw_line", {"start": [0, 0], "end": [40, 40]})])
-        return Reply("The answer is \\boxed{B}.")
+        return Reply("The answer is \\boxed{B}." if request.body.get("tools") else "\\boxed{C}")
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +85,11 @@ def pairs_done(run: Path) -> int:
 
 @pytest.mark.timeout(240)
 def test_a_study_resumes_after_a_kill_and_a_new_model_runs_alone(
-    tmp_path: Path, data: Path, servers: tuple[FakeProvider, FakeProvider], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    data: Path,
+    servers: tuple[FakeProvider, FakeProvider],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     first, second = servers
     monkeypatch.setenv("STUDY_TEST_KEY", "sk-local-test")
@@ -130,6 +136,20 @@ def test_a_study_resumes_after_a_kill_and_a_new_model_runs_alone(
     canvas = next(r for r in rows if (r.benchmark, r.figure.arm) == ("games", "canvas"))
     assert f"| local-1 | games | Overall | canvas | {100 * canvas.figure.value:.1f} |" in table
     assert "## Tool use" in table and "Tool use — local-1" in table
+    # its tool-use numbers are what its traces hold: the drawing model called draw_line once per pair with tools
+    run = out / "runs" / "local-1"
+    uses = {use.arm: use for use in tool_use(open_run(run), read_scores(run))}
+    results = latest_by_key(read_jsonl(run / "results.jsonl"))
+    for arm in ("canvas", "tools"):
+        counted = [
+            sum(1 for step in read_jsonl(run / row["trace"]) if step["kind"] == "tool")
+            for (_, mode), row in sorted(results.items())
+            if mode == arm
+        ]
+        assert uses[arm].calls == counted and set(counted) == {1}
+        assert uses[arm].by_tool == {"draw_line": len(counted)} and uses[arm].failed == 0
+        assert uses[arm].accuracy(True)[1] == len(counted)
+    assert set(uses) == {"canvas", "tools"}
 
     counts = (len(first.requests), len(second.requests))
     extended = study_file(tmp_path, data, [first.openai_url, second.openai_url], offline=True)
@@ -141,8 +161,14 @@ def test_a_study_resumes_after_a_kill_and_a_new_model_runs_alone(
     assert table.index("scripted tool user") < table.index("## The answer")
     assert (out / "study.html").read_text().count("<table>") >= 3
     assert (out / "figures" / "study.png").stat().st_size > 1000
+    # mcot compare over the three runs: each run's arms against its text arm, labelled by model, Holm over all
+    assert run_compare(out / "runs" / "local-0", out / "runs" / "local-1", more=[out / "runs" / "offline"]) == 0
+    compared = capsys.readouterr().out
+    assert compared.count("vs text on the same items") == 6
+    assert "canvas vs text on the same items — openai-compatible:local-1" in compared and "Holm p" in compared
     (tmp_path / "study-table.md").write_text(table)  # kept for the closing note (see test output with -s)
-    print(table[table.index("### games") : table.index("### Details")])
+    with capsys.disabled():
+        print(table[table.index("### games") : table.index("### Details")])
 
 
 def test_a_study_file_is_checked_before_anything_runs(tmp_path: Path, data: Path) -> None:
