@@ -88,7 +88,7 @@ def demo(
         Path, typer.Option(metavar="DIR", help="where the demo writes its items, runs, report and viewer")
     ] = Path("mcot-demo"),
 ) -> None:
-    """Offline end-to-end: generate items, solve them in the text, canvas and tools arms with the offline policy (a scripted tool user), score, report, view."""
+    """Offline end-to-end: generate items, solve them in the text, canvas and tools arms, score, report, view."""
     dispatch("demo", "run_demo", out=out)
 
 
