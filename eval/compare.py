@@ -369,10 +369,12 @@ def compare_runs(
     scores_a = read_scores(run_a)
     arms_a = order_arms({s.mode for s in scores_a})
     if run_b is None:
-        return [
+        found = [
             compare_sides(side(x, scores_a, first.results), side(y, scores_a, first.results), n_boot=n_boot, seed=seed)
             for x, y in choose_pairs(Path(run_a), arms_a, a, b)
         ]
+        apply_holm(found)
+        return found
     second = open_run(run_b)
     scores_b = read_scores(run_b)
     arms_b = order_arms({s.mode for s in scores_b})

@@ -18,7 +18,7 @@ from typing import Any
 
 from mcot.eval.advice import advice
 from mcot.eval.caveats import offline_caveat
-from mcot.eval.compare import Comparison, arm_pairs, compare_sides, detectable_cell, side
+from mcot.eval.compare import Comparison, apply_holm, arm_pairs, compare_sides, detectable_cell, side
 from mcot.eval.errors import EvalError
 from mcot.eval.figures import Figures, write_figures
 from mcot.eval.headline import ArmFigure, Difference, arm_figure, difference
@@ -276,6 +276,7 @@ def run_comparisons(run: Run, scores: Sequence[Score], seed: int = 0) -> list[Co
             comparisons.append(compare_sides(side(a, scores, run.results), side(b, scores, run.results), seed=seed))
         except EvalError:
             continue
+    apply_holm(comparisons)
     return comparisons
 
 

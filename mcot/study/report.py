@@ -59,11 +59,11 @@ def arm_cell(row: HeadlineRow) -> str:
 
 
 def difference_cell(row: HeadlineRow) -> str:
-    """Return a difference's cell: Δ [interval] (exact), p and Holm's p."""
-    delta, interval, p, holm_p, _ = difference_cells(row.difference, row.p_holm)
+    """Return a difference's cell: Δ [interval] (exact), p, Holm's p and the difference detectable at 80 % power."""
+    delta, interval, p, holm_p, detectable = difference_cells(row.difference, row.p_holm)
     if delta == "—":
         return "—"
-    return f"{delta} {interval}, p {p} (Holm {holm_p})"
+    return f"{delta} {interval}, p {p} (Holm {holm_p}), detectable {detectable}"
 
 
 def study_tables(rows: Sequence[StudyRow]) -> list[Table]:
