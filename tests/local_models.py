@@ -1,6 +1,5 @@
-"""The local model servers the tests talk to: mcot's fake provider, imported here only (one line to change when
-it moves to mcot.testing)."""
+"""The local model servers the study tests talk to: mcot's fake provider (mcot.testing), imported here only."""
 
-from mcot.agents.fake_provider import Agent, FakeProvider, Reply, RequestInfo
+from mcot.testing import Agent, FakeProvider, Reply, RequestInfo
 
 __all__ = ["Agent", "FakeProvider", "Reply", "RequestInfo"]
