@@ -116,8 +116,9 @@ def study_tables(rows: Sequence[StudyRow]) -> list[Table]:
     if tables:
         tables[0].notes.append(
             "each cell: the benchmark's own headline metric, 95% interval and n; a difference: arm − text on the "
-            'same items with its paired 95% interval ("exact": fewer than 10 discordant pairs), exact McNemar p '
-            "and Holm's p over every difference of the study. Details below"
+            'same items with its paired 95% interval ("exact": fewer than 10 discordant pairs), exact McNemar p, '
+            "Holm's p over every difference of the study, and the smallest difference detectable at 80 % power for "
+            "its n and discordance (— where no pair differs). Details below"
         )
     return [*tables, details]
 

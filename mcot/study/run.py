@@ -4,7 +4,8 @@ DIR/items holds the study's items (each data entry converted when native, its fi
 DIR/study.json records what they were made from, so a later call with other data is refused rather than mixed.
 DIR/runs/<name> is one `mcot run` directory per model, built from a RunConfig: re-running the study resumes
 each (finished pairs are kept), and a model added to the file is the only one that runs anew. Each run is
-scored (its own report.md), then DIR/study.md, DIR/study.html and DIR/figures/study.png are written.
+scored (its own report.md; a run with nothing new, already scored under the study's protocol and judge, is not
+scored again), then DIR/study.md, DIR/study.html and DIR/figures/study.png are written.
 
 A model's key is read from the environment only: `key_env = "MY_KEY"` makes $MY_KEY stand in for the variables
 the backends read (KEY_VARIABLES) while that model runs and is scored, and they are restored afterwards.
@@ -131,12 +132,25 @@ def run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOut
             if summary.stopped == "interrupt":
                 outcome.interrupted = True
                 return outcome
-            _score(run_config.out, judge, config.protocol)
+            if outcome.new_pairs[model.name] or not scored_as(run_config.out, config):
+                _score(run_config.out, judge, config.protocol)
         print(f"{model.name}: {summary.total} pairs, {summary.skipped_done} already done", file=sys.stderr)
     from mcot.study.report import write_study_report
 
     outcome.report = write_study_report(config, outcome.runs, out)
     return outcome
+
+
+def scored_as(run: Path, config: StudyConfig) -> bool:
+    """Return whether the run's scores are of its latest results under the study's protocol and judge (no rescore)."""
+    from mcot.eval.rundir import RESULTS, SCORES, read_manifest
+
+    scores, results = run / SCORES, run / RESULTS
+    if not scores.is_file() or not results.is_file() or scores.stat().st_mtime < results.stat().st_mtime:
+        return False
+    manifest = read_manifest(run)
+    judge = (manifest.get("judge") or {}).get("spec")
+    return (manifest.get("scoring") or {}).get("protocol") == config.protocol and judge == config.judge
 
 
 def _judge(config: StudyConfig) -> Any:
