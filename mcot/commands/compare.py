@@ -26,10 +26,12 @@ def comparison_markdown(
     One run: its two arms, text against each other arm, or `a` against `b` (mcot.eval.compare.choose_pairs).
     Two runs with `a`/`b` (or a run with one arm): arm `a` of RUN against arm `b` of RUN_B. Otherwise — two runs
     with several arms each, three or more runs, or `arms` given with several runs — each run's arms against its
-    text arm, Holm's correction over every total (mcot.eval.compare.compare_many).
+    text arm, Holm's correction over every total (mcot.eval.compare.compare_many). The offline caveat leads when
+    a run's model is the offline policy.
     """
+    from mcot.eval.caveats import offline_caveat
     from mcot.eval.compare import compare_many, compare_runs
-    from mcot.eval.rundir import read_scores
+    from mcot.eval.rundir import read_manifest, read_scores
 
     runs = [Path(run_dir), *([Path(run_b)] if run_b else []), *map(Path, more)]
     chosen = [arm.strip() for arm in arms.split(",") if arm.strip()] if arms else None
@@ -51,7 +53,9 @@ def comparison_markdown(
             comparisons = compare_many(runs, arms=chosen, force=force)
     except EvalError as exc:
         raise UsageError(str(exc)) from exc
-    return "\n".join(comparison.markdown() for comparison in comparisons)
+    text = "\n".join(comparison.markdown() for comparison in comparisons)
+    caveat = offline_caveat(read_manifest(run).get("model", {}).get("spec") for run in runs)
+    return f"> **{caveat}**\n\n{text}" if caveat else text
 
 
 def run_compare(

@@ -162,10 +162,12 @@ def test_a_study_resumes_after_a_kill_and_a_new_model_runs_alone(
     assert (out / "study.html").read_text().count("<table>") >= 3
     assert (out / "figures" / "study.png").stat().st_size > 1000
     # mcot compare over the three runs: each run's arms against its text arm, labelled by model, Holm over all
+    capsys.readouterr()
     assert run_compare(out / "runs" / "local-0", out / "runs" / "local-1", more=[out / "runs" / "offline"]) == 0
     compared = capsys.readouterr().out
     assert compared.count("vs text on the same items") == 6
     assert "canvas vs text on the same items — openai-compatible:local-1" in compared and "Holm p" in compared
+    assert compared.startswith("> **Note: the `offline` model is not a model")
     (tmp_path / "study-table.md").write_text(table)  # kept for the closing note (see test output with -s)
     with capsys.disabled():
         print(table[table.index("### games") : table.index("### Details")])
