@@ -1,8 +1,15 @@
-"""Any two arms on the same items: paired accuracy differences, bootstrap intervals, McNemar, flips, cost.
+"""Any two arms on the same items: paired accuracy differences, intervals, McNemar, power, flips, cost.
 
 Every paired item counts: a run error, an unjudged item or a judge error is wrong, as in the report's tables.
 `mcot compare RUN` compares the two arms of a run, or text against each other arm when it has more;
-`--a ARM --b ARM` picks the pair (of one run, or arm A of RUN and arm B of RUN_B).
+`--a ARM --b ARM` picks the pair (of one run, or arm A of RUN and arm B of RUN_B); several runs on the same
+items (`compare_many`) compare each run's arms with its text arm.
+
+Each difference has a 95 % interval: a paired percentile bootstrap, or — from fewer than SMALL_DISCORDANCE
+discordant pairs, where a bootstrap can be zero-width — the exact conditional interval (`exact_paired_interval`,
+marked "exact"); an exact McNemar p; Holm's correction over the totals of everything compared at once (one row
+per benchmark, or Overall with one benchmark); and the smallest difference detectable at 80 % power for its n
+and discordance (Connor's formula).
 """
 
 from __future__ import annotations
@@ -10,12 +17,19 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from mcot.eval.errors import EvalError
-from mcot.eval.stats import mcnemar_exact, paired_bootstrap
+from mcot.eval.stats import (
+    SMALL_DISCORDANCE,
+    detectable_difference,
+    exact_paired_interval,
+    holm,
+    mcnemar_exact,
+    paired_bootstrap,
+)
 from mcot.eval.tables import Table, num, pct
 
 from mcot.rundir import Manifest, Score, open_run, order_arms, read_scores
@@ -44,6 +58,18 @@ class GroupComparison:
     p_value: float
     wrong_to_right: list[str]
     right_to_wrong: list[str]
+    interval_method: str = "bootstrap"
+    """How [low, high] was found: "bootstrap" (paired percentile) or "exact" (few discordant pairs)."""
+    detectable: float | None = None
+    """The smallest difference a McNemar test on these n pairs detects with 80 % power (None: no pair differs)."""
+    total: bool = False
+    """True for a benchmark's (or the Overall) row: the rows Holm's correction is over."""
+    p_holm: float | None = None
+
+    @property
+    def discordant(self) -> int:
+        """Return the pairs that differ between the arms."""
+        return len(self.wrong_to_right) + len(self.right_to_wrong)
 
 
 @dataclass
@@ -57,11 +83,14 @@ class Comparison:
     undecided: dict[str, dict[str, int]] = field(default_factory=dict)
     usage: dict[str, dict[str, float | None]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    label: str | None = None
+    """Whose arms these are (a run's model) when several runs are compared."""
 
     def tables(self) -> list[Table]:
         """Return the comparison, flips and cost tables."""
+        who = f" — {self.label}" if self.label else ""
         main = Table(
-            f"{self.b} vs {self.a} on the same items",
+            f"{self.b} vs {self.a} on the same items{who}",
             [
                 "Group",
                 "n",
@@ -70,6 +99,8 @@ class Comparison:
                 "diff (pp)",
                 "95% CI (pp)",
                 "McNemar p",
+                "Holm p",
+                "detectable (pp)",
                 "wrong→right",
                 "right→wrong",
             ],
@@ -82,8 +113,10 @@ class Comparison:
                     pct(g.accuracy_a),
                     pct(g.accuracy_b),
                     f"{100 * g.difference:+.1f}",
-                    f"[{100 * g.low:+.1f}, {100 * g.high:+.1f}]",
+                    interval_cell(g),
                     f"{g.p_value:.3g}",
+                    "—" if g.p_holm is None else f"{g.p_holm:.3g}",
+                    detectable_cell(g.detectable),
                     str(len(g.wrong_to_right)),
                     str(len(g.right_to_wrong)),
                 ]
@@ -91,6 +124,7 @@ class Comparison:
         main.notes.append(
             f"diff = {self.b} − {self.a}; 95% percentile bootstrap over items (seeded), exact two-sided McNemar test"
         )
+        main.notes += method_notes(self.groups)
         main.notes.append(
             "n counts every item scored in both arms: run errors, unjudged items and judge errors count as wrong"
         )
@@ -105,7 +139,7 @@ class Comparison:
         main.notes += self.warnings
         flips = Table("Flips (item ids)", ["Group", "wrong→right", "right→wrong"])
         for g in self.groups:
-            if g.group != "Overall":
+            if not g.total and g.group != "Overall":
                 flips.rows.append([g.group, _ids(g.wrong_to_right), _ids(g.right_to_wrong)])
         usage = Table(
             "Cost and steps per arm (paired items)",
@@ -129,6 +163,76 @@ class Comparison:
         return "\n".join(table.markdown() for table in self.tables())
 
 
+def interval_cell(g: GroupComparison) -> str:
+    """Return a difference's 95 % interval in points, marked "exact" when it comes from few discordant pairs."""
+    cell = f"[{100 * g.low:+.1f}, {100 * g.high:+.1f}]"
+    return f"{cell} exact" if g.interval_method == "exact" else cell
+
+
+def detectable_cell(value: float | None) -> str:
+    """Return the smallest detectable difference in points ("—" when no pair differs)."""
+    return "—" if value is None else f"±{100 * value:.1f}"
+
+
+def method_notes(groups: Sequence[GroupComparison]) -> list[str]:
+    """Return the notes saying how the intervals, Holm p and detectable differences of `groups` were found."""
+    notes = [
+        "Holm p: Holm's correction over the totals compared together (each benchmark's row, or Overall); "
+        "category rows show the raw p only",
+        "detectable: the smallest difference a McNemar test on these n pairs, with this share of discordant "
+        "pairs, detects at 80 % power (α = 0.05, Connor 1987); a difference smaller than it is not evidence of "
+        "no effect",
+    ]
+    small = [g.group for g in groups if g.interval_method == "exact"]
+    if small:
+        notes.append(
+            f"exact: fewer than {SMALL_DISCORDANCE} discordant pairs ({', '.join(small)}): the interval is the "
+            "exact conditional one (Clopper–Pearson on how the discordant pairs split), not a bootstrap, which "
+            "can be zero-width there"
+        )
+    return notes
+
+
+def paired_difference(
+    ids: Sequence[str], xs: Sequence[float], ys: Sequence[float], *, n_boot: int = 10_000, seed: int = 0
+) -> GroupComparison:
+    """Return the paired comparison of 0/1 outcomes xs (arm A) and ys (arm B) on `ids`, titled by the caller.
+
+    The interval is exact from fewer than SMALL_DISCORDANCE discordant pairs, a paired bootstrap otherwise.
+    """
+    up = [i for i, x, y in zip(ids, xs, ys, strict=True) if x == 0 and y == 1]
+    down = [i for i, x, y in zip(ids, xs, ys, strict=True) if x == 1 and y == 0]
+    n = len(ids)
+    discordant = len(up) + len(down)
+    if discordant < SMALL_DISCORDANCE:
+        interval = exact_paired_interval(len(up), len(down), n)
+        method = "exact"
+    else:
+        interval = paired_bootstrap(xs, ys, n_boot=n_boot, seed=seed)
+        method = "bootstrap"
+    return GroupComparison(
+        "",
+        n,
+        sum(xs) / n,
+        sum(ys) / n,
+        (len(up) - len(down)) / n,
+        interval.low,
+        interval.high,
+        mcnemar_exact(len(up), len(down)),
+        up,
+        down,
+        interval_method=method,
+        detectable=detectable_difference(n, discordant / n),
+    )
+
+
+def apply_holm(comparisons: Sequence[Comparison]) -> None:
+    """Set `p_holm` on the total rows of every comparison: Holm's correction over all of them at once."""
+    rows = [g for comparison in comparisons for g in comparison.groups if g.total]
+    for g, adjusted in zip(rows, holm([g.p_value for g in rows]), strict=True):
+        object.__setattr__(g, "p_holm", adjusted)
+
+
 def _ids(ids: Sequence[str], limit: int = 30) -> str:
     if not ids:
         return "—"
@@ -150,30 +254,26 @@ def compare_sides(a: Side, b: Side, *, n_boot: int = 10_000, seed: int = 0) -> C
             "judge error(s)": methods.count("judge_error"),
         }
     groups: dict[str, list[str]] = defaultdict(list)
+    benchmarks: dict[str, list[str]] = defaultdict(list)
     for item_id in common:
         score = a.scores[item_id]
         groups[f"{score.benchmark}/{score.category}"].append(item_id)
-    ordered = [*sorted(groups.items()), ("Overall", common)]
-    for offset, (name, ids) in enumerate(ordered):
+        benchmarks[score.benchmark].append(item_id)
+    ordered: list[tuple[str, list[str], bool]] = [(name, ids, False) for name, ids in sorted(groups.items())]
+    several = len(benchmarks) > 1
+    if several:  # each benchmark has its own total; Overall then pools them and is not one of the tested totals
+        ordered += [(f"{name} (all)", ids, True) for name, ids in sorted(benchmarks.items())]
+    ordered.append(("Overall", common, not several))
+    for offset, (name, ids, total) in enumerate(ordered):
         xs = [float(bool(a.scores[i].correct)) for i in ids]
         ys = [float(bool(b.scores[i].correct)) for i in ids]
-        interval = paired_bootstrap(xs, ys, n_boot=n_boot, seed=seed + offset)
-        up = [i for i, x, y in zip(ids, xs, ys, strict=True) if x == 0 and y == 1]
-        down = [i for i, x, y in zip(ids, xs, ys, strict=True) if x == 1 and y == 0]
-        comparison.groups.append(
-            GroupComparison(
-                name,
-                len(ids),
-                sum(xs) / len(ids),
-                sum(ys) / len(ids),
-                interval.estimate,
-                interval.low,
-                interval.high,
-                mcnemar_exact(len(up), len(down)),
-                up,
-                down,
-            )
+        found = paired_difference(ids, xs, ys, n_boot=n_boot, seed=seed + offset)
+        comparison.groups.append(replace(found, group=name, total=total))
+    if several:
+        comparison.warnings.append(
+            "Overall pools benchmarks whose metrics differ: read each benchmark's (all) row; Holm is over those"
         )
+    apply_holm([comparison])
     for side_ in (a, b):
         comparison.usage[side_.label] = _usage([side_.results.get(i, {}) for i in common])
     return comparison
@@ -270,10 +370,12 @@ def compare_runs(
     scores_a = read_scores(run_a)
     arms_a = order_arms({s.mode for s in scores_a})
     if run_b is None:
-        return [
+        found = [
             compare_sides(side(x, scores_a, first.results), side(y, scores_a, first.results), n_boot=n_boot, seed=seed)
             for x, y in choose_pairs(Path(run_a), arms_a, a, b)
         ]
+        apply_holm(found)
+        return found
     second = open_run(run_b)
     scores_b = read_scores(run_b)
     arms_b = order_arms({s.mode for s in scores_b})
@@ -310,3 +412,39 @@ def side(arm: str, scores: Sequence[Score], results: dict[tuple[str, str], dict[
         {s.id: s for s in scores if s.mode == arm},
         {item_id: row for (item_id, row_mode), row in results.items() if row_mode == arm},
     )
+
+
+def compare_many(
+    runs: Sequence[Path], *, arms: Sequence[str] | None = None, force: bool = False, n_boot: int = 10_000, seed: int = 0
+) -> list[Comparison]:
+    """Return each run's arms against its text arm, the runs on the same items, Holm over every total at once.
+
+    `arms` picks the arms compared with text (default: every other arm each run has). Runs whose frozen items
+    differ (dataset hash) are refused (EvalError) unless `force`; each comparison is labelled with its run's
+    model (and folder when two runs share a model).
+    """
+    opened = [(Path(root), open_run(root), read_scores(root)) for root in runs]
+    hashes = {str(run.manifest.dataset.sha256) for _, run, _ in opened}
+    warnings = []
+    if len(hashes) > 1:
+        if not force:
+            raise EvalError("the runs are not on the same items (their frozen items differ); pass --force to compare")
+        warnings.append("forced: the runs are not on the same items")
+    models = [str(run.manifest.model_spec or root.name) for root, run, _ in opened]
+    comparisons: list[Comparison] = []
+    for (root, run, scores), model in zip(opened, models, strict=True):
+        label = f"{model} ({root.name})" if models.count(model) > 1 else model
+        present = order_arms({s.mode for s in scores})
+        if "text" not in present:
+            raise EvalError(f"{root} has no scored text arm to compare with; its arms: {', '.join(present) or 'none'}")
+        wanted = [arm for arm in (arms or present) if arm != "text"]
+        for arm in wanted:
+            _check_arm(root, arm, present)
+            found = compare_sides(
+                side("text", scores, run.results), side(arm, scores, run.results), n_boot=n_boot, seed=seed
+            )
+            found.label = label
+            found.warnings += warnings
+            comparisons.append(found)
+    apply_holm(comparisons)
+    return comparisons

@@ -319,3 +319,57 @@ def write_figures(run: Run, scores: Sequence[Score]) -> Figures:
             if stale.name not in keep:
                 stale.unlink(missing_ok=True)
     return result
+
+
+@dataclass(frozen=True)
+class StudyPoint:
+    """One bar of the study figure: a model's value of a benchmark's headline metric in one arm, with its interval."""
+
+    panel: str
+    model: str
+    arm: str
+    value: float | None
+    low: float | None
+    high: float | None
+
+
+def study_figure(points: Sequence[StudyPoint], out: Path, stem: str = "study") -> FigureFile | None:
+    """Write one figure of a study under `out`: a panel per benchmark metric, a group of bars per model, a bar per
+    arm (its colour as in every report) with its 95 % interval; return it, None when there is nothing to draw."""
+    drawn = [point for point in points if point.value is not None]
+    if not drawn:
+        return None
+    plt = _pyplot()
+    panels = list(dict.fromkeys(point.panel for point in drawn))
+    models = list(dict.fromkeys(point.model for point in drawn))
+    arms = order_arms({point.arm for point in drawn})
+    colors = arm_colors(arms)
+    with plt.rc_context(FONT_SIZES):
+        figure, axes = plt.subplots(
+            len(panels), 1, figsize=(FIGURE_WIDTH_IN, 1.2 + 0.5 * len(models) * len(arms) * len(panels)), squeeze=False
+        )
+        for axis, panel in zip(axes[:, 0], panels, strict=True):
+            width = 0.8 / len(arms)
+            for offset, arm in enumerate(arms):
+                for row, model in enumerate(models):
+                    found = [p for p in drawn if p.panel == panel and p.model == model and p.arm == arm]
+                    if not found or found[0].value is None:
+                        continue
+                    point = found[0]
+                    y = row + offset * width - 0.4 + width / 2
+                    value = 100 * float(point.value or 0.0)
+                    error = None
+                    if point.low is not None and point.high is not None:
+                        error = [[value - 100 * point.low], [100 * point.high - value]]
+                    axis.barh(y, value, height=width * 0.9, color=colors[arm], xerr=error, capsize=3,
+                              label=arm if row == 0 else None)  # fmt: skip
+            axis.set_yticks(range(len(models)), [wrap_label(model) for model in models])
+            axis.invert_yaxis()
+            axis.set_xlim(0, 100)
+            axis.set_title(wrap_label(panel, TITLE_WRAP))
+            axis.set_xlabel("percent (95 % interval)")
+        handles, labels = axes[0, 0].get_legend_handles_labels()
+        if handles:
+            axes[0, 0].legend(handles, labels, loc="lower right")
+        figure.tight_layout()
+    return _save(figure, out, stem, "Study: each benchmark's headline metric per model and arm")

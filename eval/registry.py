@@ -20,6 +20,7 @@ from mcot.eval.protocol_names import OFFICIAL, PROTOCOLS, ROBUST
 
 if TYPE_CHECKING:
     from mcot.benchmarks.item import Item
+    from mcot.eval.headline import Metric
     from mcot.eval.protocols.scorer import Scorer
     from mcot.eval.tables import Table
     from mcot.eval.verify import TraceVerdict
@@ -47,9 +48,10 @@ TablesFn = Callable[[Sequence["Score"]], list["Table"]]
 VerifierFn = Callable[["Item", Sequence[dict[str, Any]] | None], "TraceVerdict | None"]
 """Returns the verdict on an item's trace steps (None when the item has no verifier)."""
 
-MODULE_NAMES = ("official", "robust", "tables", "verifier")
+MODULE_NAMES = ("official", "robust", "tables", "verifier", "headline")
 """The fixed names of a benchmark's protocol module: the official protocol, the robust one (absent or None when
-the benchmark has one protocol), the report tables, the trace verifier (absent or None when it has none)."""
+the benchmark has one protocol), the report tables, the trace verifier (absent or None when it has none), the
+headline metrics the report and the study lead with (absent: accuracy over every item, mcot.eval.headline)."""
 
 
 @dataclass(frozen=True)
@@ -63,12 +65,19 @@ class ScoringSpec:
     tables: TablesFn
     verifier: VerifierFn | None = None
     robust: ProtocolFn | None = None
+    headline: tuple[Metric, ...] = ()
 
     @classmethod
     def from_module(cls, module: Any) -> ScoringSpec:
         """Return the spec of a protocol module (or any object holding the fixed names, MODULE_NAMES)."""
+        from mcot.eval.headline import OVERALL
+
         return cls(
-            module.official, module.tables, getattr(module, "verifier", None), getattr(module, "robust", None)
+            module.official,
+            module.tables,
+            getattr(module, "verifier", None),
+            getattr(module, "robust", None),
+            tuple(getattr(module, "headline", None) or (OVERALL,)),
         )
 
     def protocol_for(self, name: str) -> ProtocolFn:

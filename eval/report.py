@@ -1,7 +1,10 @@
 """Reports: RUN/report.md and RUN/report.html with the tables and figures of a scored run.
 
-The tables of a run are each benchmark's own (its protocol module's `tables`, looked up in the registry), then
-the trace verifiers' crosstab, then the comparisons of text with each other arm.
+A report starts with the answer: the offline caveat when the offline policy is among the models, then the
+headline (each benchmark's own headline metrics per arm with n, interval and errors, and each arm's difference
+from text: `headline_table`), then the tool use of each arm with tools (mcot.eval.tool_use). The details follow:
+each benchmark's own tables (its protocol module's `tables`, looked up in the registry), the trace verifiers'
+crosstab, the comparisons of text with each other arm.
 """
 
 from __future__ import annotations
@@ -10,21 +13,163 @@ import html
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mcot.eval.advice import advice
-from mcot.eval.compare import Comparison, arm_pairs, compare_sides, side
+from mcot.eval.caveats import offline_caveat
+from mcot.eval.compare import Comparison, apply_holm, arm_pairs, compare_sides, detectable_cell, side
 from mcot.eval.errors import EvalError
 from mcot.eval.figures import Figures, write_figures
+from mcot.eval.headline import ArmFigure, Difference, arm_figure, difference
 from mcot.eval.protocol_names import OFFICIAL, ROBUST
 from mcot.eval.registry import scoring_spec
-from mcot.eval.tables import Table, by_mode, name_protocol, num
+from mcot.eval.stats import SMALL_DISCORDANCE, holm
+from mcot.eval.tables import Table, by_mode, name_protocol, num, pct
+from mcot.eval.tool_use import tool_use, tool_use_tables
 from mcot.eval.trace_table import trace_crosstab
 
 from mcot.rundir import Run, Score, order_arms, write_text_atomic
 
 EXCERPT_CHARS = 80
 DIFFERENCES_TITLE = "Where the protocols differ"
+HEADLINE_TITLE = "Headline — each benchmark's own metric per arm, and each arm against text"
+BASE_ARM = "text"
+
+
+@dataclass(frozen=True)
+class HeadlineRow:
+    """One benchmark × metric × arm of the headline: the arm's figure and its difference from text (if any)."""
+
+    benchmark: str
+    figure: ArmFigure
+    difference: Difference | None
+    p_holm: float | None = None
+
+
+def headline_rows(scores: Sequence[Score], *, seed: int = 0) -> list[HeadlineRow]:
+    """Return every benchmark's headline metrics per arm, with each other arm's difference from text.
+
+    Holm's correction is over every difference with a p-value in the returned rows (one family).
+    """
+    grouped: dict[str, list[Score]] = defaultdict(list)
+    for score in scores:
+        grouped[score.benchmark].append(score)
+    rows: list[HeadlineRow] = []
+    for benchmark in sorted(grouped):
+        arms = by_mode(grouped[benchmark])
+        for metric in scoring_spec(benchmark).headline:
+            for arm, group in arms.items():
+                if not metric.of(group):
+                    continue
+                found = None
+                if arm != BASE_ARM and BASE_ARM in arms:
+                    found = difference(metric, BASE_ARM, arms[BASE_ARM], arm, group, seed=seed)
+                rows.append(HeadlineRow(benchmark, arm_figure(metric, arm, group, seed=seed), found))
+    return with_holm(rows)
+
+
+def with_holm(rows: Sequence[HeadlineRow]) -> list[HeadlineRow]:
+    """Return the rows with Holm's p set over every difference that has a p-value (one family)."""
+    tested = [i for i, row in enumerate(rows) if row.difference is not None and row.difference.p_value is not None]
+    adjusted = holm([rows[i].difference.p_value for i in tested])  # type: ignore[union-attr, misc]
+    out = list(rows)
+    for i, p in zip(tested, adjusted, strict=True):
+        out[i] = replace(rows[i], p_holm=p)
+    return out
+
+
+def interval_text(low: float | None, high: float | None, *, signed: bool = False) -> str:
+    """Return an interval in percent ("[12.0, 30.5]"; signed: "[-3.0, +8.5]"), "—" when undefined."""
+    if low is None or high is None:
+        return "—"
+    if signed:
+        return f"[{100 * low:+.1f}, {100 * high:+.1f}]"
+    return f"[{pct(low)}, {pct(high)}]"
+
+
+def difference_cells(found: Difference | None, p_holm: float | None) -> list[str]:
+    """Return the cells of a difference: Δ (pp), its interval (marked exact), p, Holm p, detectable (pp)."""
+    if found is None or found.value is None:
+        return ["—"] * 5
+    interval = interval_text(found.low, found.high, signed=True)
+    if found.method == "exact":
+        interval += " exact"
+    return [
+        f"{100 * found.value:+.1f}",
+        interval,
+        "—" if found.p_value is None else f"{found.p_value:.3g}",
+        "—" if p_holm is None else f"{p_holm:.3g}",
+        detectable_cell(found.detectable),
+    ]
+
+
+def headline_notes(rows: Sequence[HeadlineRow]) -> list[str]:
+    """Return the notes under a headline table: what n, the intervals, Holm and detectable mean."""
+    notes = [
+        "every (item, arm) the metric is over is in n: run errors (errors), unjudged items and judge errors "
+        "(undecided) count as not right",
+        "95% CI: Wilson for a proportion, seeded percentile bootstrap over items for a composite metric "
+        "(GePBench Avg, GOBench SPS; Wilson bounds of its value with fewer than 30 items or all alike); Δ = arm − text on the items both have, paired: exact McNemar p (a "
+        "composite: the paired sign-flip test on the items' scores), Holm's correction over every p in this table",
+        "detectable: the smallest difference detectable at 80 % power for its n and share of discordant pairs "
+        "(α = 0.05): a smaller Δ, significant or not, is beyond what these items can show",
+    ]
+    small = sorted(
+        {
+            f"{row.benchmark} {row.figure.metric} {row.figure.arm}"
+            for row in rows
+            if row.difference is not None and row.difference.method == "exact"
+        }
+    )
+    if small:
+        notes.append(
+            f"exact: fewer than {SMALL_DISCORDANCE} discordant pairs ({'; '.join(small)}): the interval is the exact "
+            "conditional one, not a bootstrap (which can be zero-width on so few pairs)"
+        )
+    return notes
+
+
+def headline_table(scores: Sequence[Score], *, seed: int = 0) -> Table | None:
+    """Return the headline table of the scores (None without scores)."""
+    rows = headline_rows(scores, seed=seed)
+    if not rows:
+        return None
+    table = Table(
+        HEADLINE_TITLE,
+        [
+            "Benchmark",
+            "Metric",
+            "Arm",
+            "value",
+            "95% CI",
+            "n",
+            "errors",
+            "undecided",
+            "Δ vs text (pp)",
+            "Δ 95% CI (pp)",
+            "McNemar p",
+            "Holm p",
+            "detectable (pp)",
+        ],
+    )
+    for row in rows:
+        figure = row.figure
+        table.rows.append(
+            [
+                row.benchmark,
+                figure.metric,
+                figure.arm,
+                pct(figure.value),
+                interval_text(figure.low, figure.high),
+                str(figure.n),
+                str(figure.errors),
+                str(figure.undecided),
+                *difference_cells(row.difference, row.p_holm),
+            ]
+        )
+    table.notes = headline_notes(rows)
+    return table
 
 
 def benchmark_tables(scores: Sequence[Score], protocol: str | None = None) -> list[Table]:
@@ -132,6 +277,7 @@ def run_comparisons(run: Run, scores: Sequence[Score], seed: int = 0) -> list[Co
             comparisons.append(compare_sides(side(a, scores, run.results), side(b, scores, run.results), seed=seed))
         except EvalError:
             continue
+    apply_holm(comparisons)
     return comparisons
 
 
@@ -261,6 +407,9 @@ def build_report(
     robust protocol, from `--protocol both`) adds the robust tables and the table of pairs read differently.
     Tokens and cost per arm (protocol-free, a section of its own) follow the tables; the figures close the report.
     """
+    headline = headline_table(scores)
+    lead = name_protocol([headline], protocol) if headline is not None else []
+    lead += tool_use_tables(tool_use(run, scores))
     tables = protocol_tables(run, scores, protocol)
     if robust is not None:
         tables += protocol_tables(run, robust, ROBUST)
@@ -268,9 +417,15 @@ def build_report(
     drawn = write_figures(run, scores) if figures and scores else Figures()
     header = _header(run, scores, protocol, robust is not None)
     todo = advice(scores, str(run.root), command=str(run.manifest.command or "mcot run"))
-    md = ["# mcot report", ""] + [f"- **{key}**: {value}" for key, value in header] + [""]
+    caveat = run_caveat(run)
+    md = ["# mcot report", ""]
+    if caveat:
+        md += [f"> **{caveat}**", ""]
+    md += [f"- **{key}**: {value}" for key, value in header] + [""]
     if todo:
         md += ["## What to do", ""] + [f"- {line}" for line in todo] + [""]
+    if lead:
+        md += ["## The answer", ""] + [table.markdown() for table in lead] + ["## Details", ""]
     md += [table.markdown() for table in tables]
     usage = usage_table(run, list(by_mode(scores))) if run.results else None
     if usage is not None:
@@ -280,10 +435,16 @@ def build_report(
         md += [f"![{made.title}]({made.path})\n" for made in drawn.made]
         md += [f"_{line}_\n" for line in drawn.omitted]
     markdown = "\n".join(md)
-    return markdown, _html(header, todo, tables, drawn, usage)
+    return markdown, _html(header, todo, tables, drawn, usage, lead=lead, caveat=caveat)
 
 
-def _inline(text: str) -> str:
+def run_caveat(run: Run) -> str | None:
+    """Return the offline caveat when the run's model is the offline policy, else None."""
+    return offline_caveat([run.manifest.model_spec])
+
+
+def inline_html(text: str) -> str:
+    """Return `text` escaped for HTML, with `code` spans as <code>."""
     escaped = html.escape(text)
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
 
@@ -293,38 +454,54 @@ STYLE = (
     ".wide{overflow-x:auto}table{border-collapse:collapse;margin:.5em 0}"
     "td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}"
     "td:first-child,th:first-child{text-align:left}th{background:#eee}.note{color:#555;font-size:.9em}"
-    "figure{margin:1em 0}img{max-width:100%;height:auto}"
+    "figure{margin:1em 0}img{max-width:100%;height:auto}.caveat{border-left:4px solid #c60;padding:.3em .8em}"
 )
 
 
-def _html_table(table: Table, level: int = 3) -> list[str]:
+def html_table(table: Table, level: int = 3) -> list[str]:
+    """Return the HTML parts of a table: its title at heading `level`, the table, its notes."""
     parts = [f"<h{level}>{html.escape(table.title)}</h{level}><div class='wide'><table><tr>"]
     parts += [f"<th>{html.escape(column)}</th>" for column in table.columns]
     parts.append("</tr>")
     for row in table.rows:
         parts.append("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>")
     parts.append("</table></div>")
-    parts += [f"<p class='note'>{_inline(note)}</p>" for note in table.notes]
+    parts += [f"<p class='note'>{inline_html(note)}</p>" for note in table.notes]
     return parts
 
 
 def _html(
-    header: list[tuple[str, str]], todo: list[str], tables: list[Table], drawn: Figures, usage: Table | None = None
+    header: list[tuple[str, str]],
+    todo: list[str],
+    tables: list[Table],
+    drawn: Figures,
+    usage: Table | None = None,
+    *,
+    lead: Sequence[Table] = (),
+    caveat: str | None = None,
 ) -> str:
     parts = [
         f"<!doctype html><html><head><meta charset='utf-8'><title>mcot report</title><style>{STYLE}</style>"
-        "</head><body><h1>mcot report</h1><ul>"
+        "</head><body><h1>mcot report</h1>"
     ]
+    if caveat:
+        parts.append(f"<p class='caveat'><b>{inline_html(caveat)}</b></p>")
+    parts.append("<ul>")
     parts += [f"<li><b>{html.escape(key)}</b>: {html.escape(value)}</li>" for key, value in header]
     parts.append("</ul>")
     if todo:
         parts.append("<h2>What to do</h2><ul>")
-        parts += [f"<li>{_inline(line)}</li>" for line in todo]
+        parts += [f"<li>{inline_html(line)}</li>" for line in todo]
         parts.append("</ul>")
+    if lead:
+        parts.append("<h2>The answer</h2>")
+        for table in lead:
+            parts += html_table(table)
+        parts.append("<h2>Details</h2>")
     for table in tables:
-        parts += _html_table(table)
+        parts += html_table(table)
     if usage is not None:
-        parts += _html_table(usage, level=2)
+        parts += html_table(usage, level=2)
     if drawn.made or drawn.omitted:
         parts.append("<h2>Figures</h2>")
         parts += [

@@ -1,4 +1,12 @@
-"""Statistics for scores: paired bootstrap intervals, the exact McNemar test, Wilson intervals, PLCC and SRCC."""
+"""Statistics for scores: intervals, paired tests, power, multiple comparisons, correlations.
+
+Intervals: Wilson (a proportion), Clopper–Pearson (exact), a paired percentile bootstrap, and the exact
+conditional interval of a paired difference with few discordant pairs (`exact_paired_interval`, consistent
+with the exact McNemar test). Tests: the exact McNemar test, the paired sign-flip test (non-binary values).
+Power of the paired McNemar design (Connor 1987): the smallest detectable difference and the items needed;
+`mcnemar_power` computes the exact power for checking. Holm's step-down correction. PLCC and SRCC.
+Pure functions of numbers: no scipy at run time (the tests compare with it).
+"""
 
 from __future__ import annotations
 
@@ -111,3 +119,197 @@ def srcc(x: Sequence[float], y: Sequence[float]) -> float:
     if len(x) != len(y):
         raise EvalError(f"correlation needs paired values ({len(x)} vs {len(y)})")
     return plcc(rank_average(list(x)), rank_average(list(y)))
+
+
+SMALL_DISCORDANCE = 10
+"""Fewer discordant pairs than this: a paired difference gets the exact conditional interval, not a bootstrap
+(which can be zero-width, e.g. [+100, +100] from 4 pairs that all went one way)."""
+
+
+def normal_quantile(q: float) -> float:
+    """Return the standard normal quantile of `q` in (0, 1)."""
+    if not 0 < q < 1:
+        raise EvalError(f"a normal quantile needs 0 < q < 1, got {q}")
+    return _normal_quantile(q)
+
+
+def _log_pmf(k: int, n: int, p: float) -> float:
+    if p <= 0:
+        return 0.0 if k == 0 else -math.inf
+    if p >= 1:
+        return 0.0 if k == n else -math.inf
+    return (
+        math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * math.log(p) + (n - k) * math.log1p(-p)
+    )
+
+
+def binomial_cdf(k: int, n: int, p: float) -> float:
+    """Return P(X ≤ k) for X ~ Binomial(n, p)."""
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    return min(1.0, sum(math.exp(_log_pmf(i, n, p)) for i in range(k + 1)))
+
+
+def clopper_pearson(successes: int, n: int, level: float = 0.95) -> Interval:
+    """Return successes/n with its exact (Clopper–Pearson) interval: each bound leaves (1 − level)/2 in its tail."""
+    if n <= 0 or not 0 <= successes <= n:
+        raise EvalError(f"a proportion needs 0 ≤ successes ≤ n and n > 0 (got {successes} of {n})")
+    tail = (1 - level) / 2
+
+    def solve(upper_tail: bool) -> float:
+        low, high = 0.0, 1.0
+        for _ in range(60):
+            mid = (low + high) / 2
+            if upper_tail:  # lower bound: P(X ≥ successes | p) = tail
+                too_low = 1 - binomial_cdf(successes - 1, n, mid) < tail
+            else:  # upper bound: P(X ≤ successes | p) = tail
+                too_low = binomial_cdf(successes, n, mid) > tail
+            low, high = (mid, high) if too_low else (low, mid)
+        return (low + high) / 2
+
+    low = 0.0 if successes == 0 else solve(True)
+    high = 1.0 if successes == n else solve(False)
+    return Interval(successes / n, low, high, level)
+
+
+def wilson_bounds(p: float, n: float, level: float = 0.95) -> Interval:
+    """Return the proportion `p` with the Wilson score interval for a (possibly effective, non-integer) `n`."""
+    if n <= 0:
+        return Interval(math.nan, math.nan, math.nan, level)
+    z = _normal_quantile(1 - (1 - level) / 2)
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(max(0.0, p * (1 - p)) / n + z * z / (4 * n * n)) / denominator
+    return Interval(p, max(0.0, centre - half), min(1.0, centre + half), level)
+
+
+def exact_paired_interval(
+    up: int, down: int, n: int, *, level: float = 0.95, share: float | None = None, estimate: float | None = None
+) -> Interval:
+    """Return the paired difference (up − down)/n with the exact conditional interval.
+
+    Given the d = up + down discordant pairs, `up` is Binomial(d, π) and the difference is share × (2π − 1), with
+    `share` the discordant pairs' part of the metric (d/n unless given, e.g. by weight). The interval maps the
+    Clopper–Pearson interval of π, so it excludes 0 exactly when the exact McNemar test has p < 1 − level. With no
+    discordant pair the difference is 0 and the interval is ±u, u the Clopper–Pearson upper bound of a discordant
+    share of 0 in n pairs (no difference larger than the pairs that could differ).
+    """
+    if n <= 0 or up < 0 or down < 0 or up + down > n:
+        raise EvalError(f"paired counts must satisfy 0 ≤ up + down ≤ n (got {up}, {down} of {n})")
+    d = up + down
+    if d == 0:
+        bound = clopper_pearson(0, n, level).high
+        return Interval(0.0 if estimate is None else estimate, -bound, bound, level)
+    weight = d / n if share is None else share
+    split = clopper_pearson(up, d, level)
+    value = weight * (2 * up / d - 1) if estimate is None else estimate
+    return Interval(value, weight * (2 * split.low - 1), weight * (2 * split.high - 1), level)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Return Holm's step-down adjusted p-values, in the order given (each at most 1, never below its raw value)."""
+    order = sorted(range(len(p_values)), key=lambda index: p_values[index])
+    adjusted = [1.0] * len(p_values)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def sign_flip_p(differences: Sequence[float], *, n_resamples: int = 20_000, seed: int = 0) -> float:
+    """Return the two-sided paired sign-flip (permutation) p-value of mean(differences) = 0.
+
+    Exact over every sign assignment of the non-zero differences when there are at most 16, else estimated from
+    `n_resamples` seeded assignments ((k + 1) / (N + 1)). For 0/1 outcomes this is the exact McNemar test.
+    """
+    nonzero = np.asarray([d for d in differences if d != 0], dtype=float)
+    if nonzero.size == 0:
+        return 1.0
+    observed = abs(float(nonzero.sum())) - 1e-12 * max(1.0, float(np.abs(nonzero).sum()))
+    if nonzero.size <= 16:
+        signs = ((np.arange(2**nonzero.size)[:, None] >> np.arange(nonzero.size)) & 1) * 2 - 1
+        sums = np.abs(signs @ nonzero)
+        return float(np.mean(sums >= observed))
+    rng = np.random.default_rng(seed)
+    signs = rng.integers(0, 2, size=(n_resamples, nonzero.size)) * 2 - 1
+    sums = np.abs(signs @ nonzero)
+    return float((np.sum(sums >= observed) + 1) / (n_resamples + 1))
+
+
+def independent_discordance(p_a: float, p_b: float) -> float:
+    """Return the share of discordant pairs expected when two arms' outcomes are independent: pa(1−pb) + pb(1−pa)."""
+    return p_a * (1 - p_b) + p_b * (1 - p_a)
+
+
+def items_needed(discordance: float, effect: float, *, alpha: float = 0.05, power: float = 0.80) -> int:
+    """Return the paired items a two-sided McNemar test needs to detect `effect` (Connor 1987).
+
+    n = (z_{1−α/2} √ψ + z_{power} √(ψ − δ²))² / δ², ψ the share of discordant pairs and δ the difference; raise
+    EvalError when δ is 0 or larger than ψ (no pairing can show a difference larger than the pairs that differ).
+    """
+    delta = abs(effect)
+    if not 0 < delta <= discordance <= 1:
+        raise EvalError(
+            f"the effect {effect:g} must be non-zero and at most the discordant share {discordance:g} "
+            "(a difference needs pairs that differ)"
+        )
+    z_alpha, z_power = _normal_quantile(1 - alpha / 2), _normal_quantile(power)
+    n = (z_alpha * math.sqrt(discordance) + z_power * math.sqrt(discordance - delta * delta)) ** 2 / (delta * delta)
+    return math.ceil(n - 1e-9)
+
+
+def detectable_difference(n: int, discordance: float, *, alpha: float = 0.05, power: float = 0.80) -> float | None:
+    """Return the smallest paired difference a two-sided McNemar test on `n` pairs detects with `power` (Connor).
+
+    It solves Connor's formula (`items_needed`) for δ given n and the discordant share ψ; None when n is 0 or ψ
+    is 0 (no pair differs: the data say nothing about the size of a difference).
+    """
+    if n <= 0 or discordance <= 0:
+        return None
+    z_alpha, z_power = _normal_quantile(1 - alpha / 2), _normal_quantile(power)
+
+    def gap(delta: float) -> float:
+        return math.sqrt(n) * delta - z_alpha * math.sqrt(discordance) - z_power * math.sqrt(discordance - delta**2)
+
+    low, high = 0.0, discordance
+    if gap(high) < 0:
+        return discordance  # even every discordant pair one way would not reach the power: the largest possible
+    for _ in range(80):
+        mid = (low + high) / 2
+        low, high = (mid, high) if gap(mid) < 0 else (low, mid)
+    return (low + high) / 2
+
+
+def mcnemar_power(n: int, p_up: float, p_down: float, *, alpha: float = 0.05) -> float:
+    """Return the exact power of the two-sided exact McNemar test on `n` pairs (each pair discordant "up" with
+    probability p_up, "down" with p_down): the sum over d of P(d discordant) × P(reject | d)."""
+    psi = p_up + p_down
+    if n <= 0 or psi <= 0:
+        return 0.0
+    share = p_up / psi
+    total = 0.0
+    for d in range(1, n + 1):
+        weight = math.exp(_log_pmf(d, n, psi))
+        if weight < 1e-15:
+            continue
+        critical = _critical_count(d, alpha)
+        if critical < 0:
+            continue
+        total += weight * (binomial_cdf(critical, d, share) + 1 - binomial_cdf(d - critical - 1, d, share))
+    return total
+
+
+def _critical_count(d: int, alpha: float) -> int:
+    """Return the largest k with mcnemar_exact(k, d − k) < alpha (k ≤ d/2), or −1 when none rejects."""
+    k = -1
+    tail = 0.0
+    for candidate in range(d // 2 + 1):
+        tail += math.comb(d, candidate) / 2**d
+        if min(1.0, 2 * tail) < alpha:
+            k = candidate
+        else:
+            break
+    return k

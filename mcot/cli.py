@@ -89,7 +89,7 @@ def demo(
         Path, typer.Option(metavar="DIR", help="where the demo writes its items, runs, report and viewer")
     ] = Path("mcot-demo"),
 ) -> None:
-    """Offline end-to-end: generate items, run text vs canvas with the offline policy, score, report, view."""
+    """Offline end-to-end: generate items, solve them in the text, canvas and tools arms, score, report, view."""
     dispatch("demo", "run_demo", out=out)
 
 
@@ -188,9 +188,7 @@ def gen_report(
 
 @app.command()
 def convert(
-    format: Annotated[
-        str, typer.Argument(metavar="FORMAT", help="the benchmark's format: {formats}")
-    ],
+    format: Annotated[str, typer.Argument(metavar="FORMAT", help="the benchmark's format: {formats}")],
     src: Annotated[Path, typer.Argument(metavar="SRC", help="the benchmark's native file or directory")],
     out: Annotated[Path, typer.Option(metavar="DIR", help="items directory to create (must not hold files)")],
     generation: Annotated[bool, typer.Option("--generation", help="GOBench: one generation item per scenario")] = False,
@@ -264,20 +262,48 @@ def score(
 @app.command()
 def compare(
     run_dir: Annotated[Path, typer.Argument(metavar="RUN", help=f"{RUN_HELP}, scored by `mcot score`")],
-    run_b: Annotated[
-        Path | None,
-        typer.Argument(metavar="RUN_B", help="a second scored run on the same items, to pair RUN's arm with"),
+    others: Annotated[
+        list[Path] | None,
+        typer.Argument(metavar="RUN_B", help="more scored runs on the same items (other models, or RUN's arm pair)"),
     ] = None,
     a: Annotated[str | None, typer.Option("--a", metavar="ARM", help="the baseline arm (default: text)")] = None,
     b: Annotated[
         str | None,
         typer.Option("--b", metavar="ARM", help="the arm compared with it (default: canvas, or the other arm)"),
     ] = None,
+    arms: Annotated[
+        str | None, typer.Option("--arms", metavar="ARMS", help="comma-separated arms compared with text")
+    ] = None,
     out: Annotated[Path | None, typer.Option(metavar="FILE", help="write the comparison as markdown here")] = None,
     force: Annotated[bool, typer.Option("--force", help="compare runs that differ in more than the arm")] = False,
 ) -> None:
-    """Two arms on the same items: paired differences, bootstrap intervals, McNemar, flips."""
-    dispatch("compare", "run_compare", run_dir=run_dir, run_b=run_b, a=a, b=b, out=out, force=force)
+    """Arms on the same items: paired differences, intervals, McNemar, Holm, detectable difference, flips."""
+    more = list(others or [])
+    dispatch("compare", "run_compare", run_dir=run_dir, run_b=more[0] if more else None, more=more[1:],
+             a=a, b=b, arms=arms, out=out, force=force)  # fmt: skip
+
+
+@app.command()
+def study(
+    study_file: Annotated[Path, typer.Argument(metavar="STUDY.toml", help="the study: data, arms, [[model]]s")],
+    out: Annotated[Path, typer.Option(metavar="DIR", help="study folder (re-running the same command resumes it)")],
+) -> None:
+    """Several models × arms × benchmarks: one resumable run per model, then DIR/study.md and study.html."""
+    dispatch("study", "run_study_command", study=study_file, out=out)
+
+
+@app.command()
+def plan(
+    baseline: Annotated[float, typer.Option(metavar="P", help="the baseline arm's expected accuracy (0-1)")],
+    effect: Annotated[float, typer.Option(metavar="D", help="the difference to detect (e.g. 0.05)")],
+    discordance: Annotated[
+        float | None, typer.Option(metavar="PSI", help="share of discordant pairs (default: as if independent)")
+    ] = None,
+    power: Annotated[float, typer.Option(metavar="POWER", help="the power wanted")] = 0.8,
+    alpha: Annotated[float, typer.Option(metavar="ALPHA", help="the two-sided test's level")] = 0.05,
+) -> None:
+    """The paired items a McNemar test needs to detect --effect over --baseline."""
+    dispatch("plan", "run_plan", baseline=baseline, effect=effect, discordance=discordance, power=power, alpha=alpha)
 
 
 @app.command()

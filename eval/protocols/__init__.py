@@ -3,7 +3,8 @@
 `rbench_v`, `gepbench`, `gobench`, `omniphys`, `games` and `generic` (the fallback for unregistered benchmarks)
 each hold exactly the names of mcot.eval.registry.MODULE_NAMES: `official` (the benchmark's published scoring,
 the default), `robust` (mcot's own extraction and matching; None where the benchmark has one protocol),
-`tables` (its report tables) and `verifier` (its trace verifier, or None). A declaration names the module
+`tables` (its report tables), `verifier` (its trace verifier, or None) and `headline` (the metrics the report
+and the study lead with, mcot.eval.headline.Metric). A declaration names the module
 (`ScoringSpec.from_module("mcot.eval.protocols.rbench_v")`); a plugin's protocol module has the same shape.
 """
 

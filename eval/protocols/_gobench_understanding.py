@@ -189,12 +189,9 @@ def understanding_tables(scores: Sequence[Score]) -> list[Table]:
     corr = Table("GOBench understanding — correlation with human scores (PLCC / SRCC)", ["Mode", *GOBENCH_DIMENSIONS])
     for mode, group in by_mode(items).items():
         read = [s for s in group if s.method != "error"]
-        entered = {
-            dim: [s.details["sps"][dim] for s in read if dim in (s.details.get("sps") or {})]
-            for dim in GOBENCH_DIMENSIONS
-        }
+        entered = sps_entered(read)
         means = [mean(values) for values in entered.values()]
-        overall = None if None in means else sum(m for m in means if m is not None) / len(means)
+        overall = sps_overall(group)
         human = [s for s in read if s.details.get("human_scores")]
         counts = [
             len(group),
@@ -217,6 +214,20 @@ def understanding_tables(scores: Sequence[Score]) -> list[Table]:
             _between_dimensions("GOBench — between dimensions, human scores (PLCC / SRCC)", human_items, "human_scores")
         )
     return tables
+
+
+def sps_entered(scores: Sequence[Score]) -> dict[str, list[float]]:
+    """Return, per dimension, the SPS values of the scores that entered its mean (run errors enter none)."""
+    return {
+        dim: [s.details["sps"][dim] for s in scores if s.method != "error" and dim in (s.details.get("sps") or {})]
+        for dim in GOBENCH_DIMENSIONS
+    }
+
+
+def sps_overall(scores: Sequence[Score]) -> float | None:
+    """Return the SPS Overall of understanding scores: the mean of the three dimension means (None if one is empty)."""
+    means = [mean(values) for values in sps_entered(scores).values()]
+    return None if None in means else sum(m for m in means if m is not None) / len(means)
 
 
 def _human_pairs(scores: Sequence[Score], dim: str) -> list[tuple[float, float]]:

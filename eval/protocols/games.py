@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcot.benchmarks.item import Item
+from mcot.eval.headline import OVERALL
 from mcot.eval.protocols import generic, gepbench
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import Table, category_table
@@ -17,7 +18,7 @@ from mcot.eval.verify import verify_games_trace
 
 from mcot.rundir import Score
 
-__all__ = ["official", "robust", "tables", "verifier"]
+__all__ = ["headline", "official", "robust", "tables", "verifier"]
 
 
 async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
@@ -38,3 +39,6 @@ def tables(scores: Sequence[Score]) -> list[Table]:
 
 
 verifier = verify_games_trace
+
+headline = (OVERALL,)
+"""Accuracy over every generated item (the table's Overall column)."""

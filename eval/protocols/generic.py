@@ -13,13 +13,14 @@ from typing import Any
 from mcot.benchmarks.item import Item
 from mcot.eval import judges
 from mcot.eval.extract import extract_choice, extract_final_answer, last_line
+from mcot.eval.headline import OVERALL
 from mcot.eval.match import match_answer, parse_quantity
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import Table, category_table
 
 from mcot.rundir import Score
 
-__all__ = ["official", "robust", "tables", "verifier"]
+__all__ = ["headline", "official", "robust", "tables", "verifier"]
 
 
 async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
@@ -75,3 +76,7 @@ def _last_number(text: str) -> str | None:
         if parse_quantity(candidate) is not None:
             return candidate.strip()
     return None
+
+
+headline = (OVERALL,)
+"""Accuracy over every item (the table's Overall column)."""

@@ -14,13 +14,14 @@ from typing import Any
 
 from mcot.benchmarks.item import Item
 from mcot.eval.extract import extract_choice_robust, last_standalone_letter, option_letters
+from mcot.eval.headline import Metric
 from mcot.eval.match import normalize_text
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, pct, tally
 
 from mcot.rundir import Score
 
-__all__ = ["official", "robust", "tables", "verifier"]
+__all__ = ["headline", "official", "robust", "tables", "verifier"]
 
 ASPECTS = ("existence", "counting", "size", "location", "reference", "relationship")
 LEVELS = ("easy", "hard")
@@ -61,19 +62,31 @@ async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], 
     _settle(scorer, item, score, letter, match)
 
 
+def cell_accuracies(scores: Sequence[Score]) -> list[float | None]:
+    """Return the accuracy of each aspect × level cell (level-major, as the table's columns), None when empty."""
+    cells: list[float | None] = []
+    for level in LEVELS:
+        for aspect in ASPECTS:
+            cell = [s for s in scores if s.category == aspect and str(s.details.get("level", "easy")) == level]
+            cells.append(tally(cell).accuracy)
+    return cells
+
+
+def average(scores: Sequence[Score]) -> float | None:
+    """Return GePBench's Avg: the mean of the non-empty aspect × level cells' accuracies (None when all are empty)."""
+    present = [cell for cell in cell_accuracies(scores) if cell is not None]
+    return sum(present) / len(present) if present else None
+
+
 def tables(scores: Sequence[Score]) -> list[Table]:
     """Return GePBench accuracy per aspect × level per arm, Avg = the mean of the 12 cells, and the counts."""
     columns = ["Mode", "Avg"] + [f"{a.capitalize()} ({lvl})" for lvl in LEVELS for a in ASPECTS]
     table = Table("GePBench", [*columns, *COUNT_COLUMNS])
     notes: list[str] = []
     for mode, group in by_mode(scores).items():
-        cells: list[float | None] = []
-        for level in LEVELS:
-            for aspect in ASPECTS:
-                cell = [s for s in group if s.category == aspect and str(s.details.get("level", "easy")) == level]
-                cells.append(tally(cell).accuracy)
+        cells = cell_accuracies(group)
         present = [cell for cell in cells if cell is not None]
-        avg = sum(present) / len(present) if present else None
+        avg = average(group)
         table.rows.append([mode, pct(avg)] + [pct(cell) for cell in cells] + tally(group).counts())
         if len(present) < len(cells):
             notes.append(f"{mode}: Avg over the {len(present)} non-empty cells of {len(cells)}")
@@ -83,3 +96,6 @@ def tables(scores: Sequence[Score]) -> list[Table]:
 
 verifier = None
 """No trace verifier: answers only."""
+
+headline = (Metric("Avg", value=average),)
+"""GePBench's headline: Avg, the mean of the aspect × level cells (the table's Avg column)."""

@@ -15,15 +15,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcot.benchmarks.item import Item
+from mcot.eval.headline import Metric
 from mcot.eval.protocol_names import OFFICIAL, ROBUST
 from mcot.eval.protocols._gobench_generation import generation_tables, score_generation
-from mcot.eval.protocols._gobench_understanding import score_understanding, understanding_tables
+from mcot.eval.protocols._gobench_understanding import score_understanding, sps_overall, understanding_tables
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import Table
 
 from mcot.rundir import Score
 
-__all__ = ["official", "robust", "tables", "verifier"]
+__all__ = ["headline", "official", "robust", "tables", "verifier"]
 
 
 async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
@@ -46,6 +47,12 @@ async def _gobench(scorer: Scorer, item: Item, text: str, result: dict[str, Any]
     score_understanding(scorer, item, text, score, protocol)
 
 
+def is_understanding(score: Score) -> bool:
+    """Return whether a score is of an understanding item (as `tables` splits them): a run error or a reading."""
+    task = score.details.get("task") or ("generation" if "judge_scores" in score.details else "understanding")
+    return task != "generation" and (score.method == "error" or "model_scores" in score.details)
+
+
 def tables(scores: Sequence[Score]) -> list[Table]:
     """Return the GOBench understanding tables and/or generation tables, by which kinds of items were scored."""
     understanding: list[Score] = []
@@ -63,3 +70,7 @@ def tables(scores: Sequence[Score]) -> list[Table]:
 
 verifier = None
 """No trace verifier: answers only."""
+
+
+headline = (Metric("SPS Overall", select=is_understanding, value=sps_overall),)
+"""GOBench's headline: the understanding task's Scaled Proximity Score, Overall (the SPS table's first column)."""

@@ -25,6 +25,7 @@ from mcot.eval.extract import (
     strip_latex_text,
     yes_no_value,
 )
+from mcot.eval.headline import Metric
 from mcot.eval.match import match_answer
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, mean, num, pct, tally
@@ -32,7 +33,7 @@ from mcot.eval.verify import verify_diagram_trace
 
 from mcot.rundir import Score
 
-__all__ = ["official", "robust", "tables", "verifier"]
+__all__ = ["headline", "official", "robust", "tables", "verifier"]
 
 
 async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
@@ -390,9 +391,18 @@ def omniphys_mastery(scores: Sequence[Score], kinds: tuple[str, ...]) -> Mastery
             judge_errors += 1
         elif s.details.get(key) is None:
             unscored += 1
-        elif s.details[key] == 1 and (key == "s3" or s.details.get("s1") == 1):
+        elif is_mastered(s):
             mastered += 1
     return Mastery(len(group), mastered, judge_errors, unscored)
+
+
+def is_mastered(score: Score) -> bool:
+    """Return whether an OmniPhys item is mastered: objective S1 = S2 = 1, open S3 = 1, no run or judge failure."""
+    if score.method in ("error", "judge_error") or "s2_error" in score.details:
+        return False
+    if score.details.get("task") == "open":
+        return score.details.get("s3") == 1
+    return score.details.get("s2") == 1 and score.details.get("s1") == 1
 
 
 def tables(scores: Sequence[Score]) -> list[Table]:
@@ -401,3 +411,9 @@ def tables(scores: Sequence[Score]) -> list[Table]:
 
 
 verifier = verify_diagram_trace
+
+headline = (
+    Metric("P_obj", select=lambda score: score.details.get("task") in OMNIPHYS_OBJECTIVE, right=is_mastered),
+    Metric("P_open", select=lambda score: score.details.get("task") == "open", right=is_mastered),
+)
+"""OmniPhys's headline: strict mastery of the objective and of the open items (the table's P_obj and P_open)."""

@@ -22,13 +22,14 @@ from typing import Any
 from mcot.benchmarks.item import Item
 from mcot.eval import judges
 from mcot.eval.extract import extract_boxed, extract_boxed_all, extract_choice
+from mcot.eval.headline import Metric
 from mcot.eval.match import Match, match_angle, match_answer, parse_number, parse_quantity
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, pct, tally
 
 from mcot.rundir import Score
 
-__all__ = ["official", "robust", "tables", "verifier"]
+__all__ = ["headline", "official", "robust", "tables", "verifier"]
 
 OFFICIAL_TRIES = 5
 """Calls per judge stage in the official protocol before the stage counts as failed (score 0)."""
@@ -184,3 +185,6 @@ def tables(scores: Sequence[Score]) -> list[Table]:
 
 verifier = None
 """No trace verifier: answers only."""
+
+headline = (Metric("Overall"), Metric("w/o Math", select=lambda score: score.category.lower() != "math"))
+"""RBench-V's headline: Overall and w/o Math, micro means over items (the table's first two columns)."""

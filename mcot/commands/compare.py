@@ -1,7 +1,8 @@
-"""`mcot compare RUN [RUN_B] [--a ARM] [--b ARM] [--out FILE] [--force]`: two arms on the same items."""
+"""`mcot compare RUN [RUN...] [--a ARM] [--b ARM] [--arms ARMS] [--out FILE] [--force]`: arms on the same items."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import typer
@@ -12,20 +13,50 @@ from mcot.rundir import RunDirError
 
 
 def comparison_markdown(
-    run_dir: Path, run_b: Path | None = None, *, a: str | None = None, b: str | None = None, force: bool = False
+    run_dir: Path,
+    run_b: Path | None = None,
+    *,
+    a: str | None = None,
+    b: str | None = None,
+    force: bool = False,
+    more: Sequence[Path] = (),
+    arms: str | None = None,
 ) -> str:
     """Return the paired comparison(s) as markdown; raise UsageError when the runs or arms cannot be compared.
 
-    `a` and `b` name the arms (of RUN, or of RUN and RUN_B); without them one run compares its two arms, or
-    text against each other arm when it has more (mcot.eval.compare.choose_pairs).
+    One run: its two arms, text against each other arm, or `a` against `b` (mcot.eval.compare.choose_pairs).
+    Two runs with `a`/`b` (or a run with one arm): arm `a` of RUN against arm `b` of RUN_B. Otherwise — two runs
+    with several arms each, three or more runs, or `arms` given with several runs — each run's arms against its
+    text arm, Holm's correction over every total (mcot.eval.compare.compare_many). The offline caveat leads when
+    a run's model is the offline policy.
     """
-    from mcot.eval.compare import compare_runs
+    from mcot.eval.caveats import offline_caveat
+    from mcot.eval.compare import compare_many, compare_runs
+    from mcot.rundir import read_manifest, read_scores
 
+    runs = [Path(run_dir), *([Path(run_b)] if run_b else []), *map(Path, more)]
+    chosen = [arm.strip() for arm in arms.split(",") if arm.strip()] if arms else None
     try:
-        comparisons = compare_runs(Path(run_dir), Path(run_b) if run_b else None, a=a, b=b, force=force)
+        if len(runs) == 1:
+            if chosen:
+                comparisons = compare_many(runs, arms=chosen)
+            else:
+                comparisons = compare_runs(runs[0], a=a, b=b)
+        elif (
+            len(runs) == 2
+            and not chosen
+            and (a is not None or b is not None or any(len({s.mode for s in read_scores(r)}) < 2 for r in runs))
+        ):
+            comparisons = compare_runs(runs[0], runs[1], a=a, b=b, force=force)
+        else:
+            if a is not None or b is not None:
+                raise UsageError("--a/--b pair two runs' arms; with more runs name the arms with --arms")
+            comparisons = compare_many(runs, arms=chosen, force=force)
     except (EvalError, RunDirError) as exc:
         raise UsageError(str(exc)) from exc
-    return "\n".join(comparison.markdown() for comparison in comparisons)
+    text = "\n".join(comparison.markdown() for comparison in comparisons)
+    caveat = offline_caveat(read_manifest(run).model_spec for run in runs)
+    return f"> **{caveat}**\n\n{text}" if caveat else text
 
 
 def run_compare(
@@ -35,11 +66,13 @@ def run_compare(
     force: bool = False,
     a: str | None = None,
     b: str | None = None,
+    more: Sequence[Path] = (),
+    arms: str | None = None,
 ) -> int:
-    """Print the paired comparison(s) of arms `a` and `b` (and write them as markdown to `out`); return 0."""
+    """Print the paired comparison(s) (and write them as markdown to `out`); return 0."""
     from mcot.rundir import write_text_atomic
 
-    text = comparison_markdown(run_dir, run_b, a=a, b=b, force=force)
+    text = comparison_markdown(run_dir, run_b, a=a, b=b, force=force, more=more, arms=arms)
     typer.echo(text)
     if out is not None:
         write_text_atomic(Path(out), "# mcot compare\n\n" + text)

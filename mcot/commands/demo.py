@@ -9,20 +9,13 @@ import typer
 
 from mcot.arms import describe_arms, parse_arms
 from mcot.demo import DEMO_GAMES_PER_TASK, DEMO_GEPBENCH_FIGURES, DEMO_SEED, generate_suite, prepare_out
+from mcot.eval.caveats import OFFLINE_NOTE
 from mcot.runconfig import RunConfig
 from mcot.rundir import write_text_atomic
 from mcot.runner import run_items
 from mcot.viewer import write_viewer
 
 DEMO_ARMS = "text,canvas,tools"
-OFFLINE_NOTE = (
-    "Note: the `offline` model is not a model but a scripted tool user: a deterministic script that reads the\n"
-    "question and the pixels, recognises the generated game tasks by their wording, and calls mcot's domain tools\n"
-    "(solve_maze, trace_light_ray, simulate_projectile, ...) when its arm offers them. Where they are not offered\n"
-    "(text, canvas) or it does not recognise an item (every GePBench item) it says so and gives a fixed guess.\n"
-    "Its numbers show that the pipeline works end to end; they say nothing about whether models reason better\n"
-    "with a canvas. Point `mcot run --model` at a real model for that."
-)
 
 
 def offline_caveat(arms: str = DEMO_ARMS) -> str:

@@ -6,6 +6,7 @@ import inspect
 from importlib import import_module
 
 import pytest
+from mcot.eval.headline import Metric
 from mcot.eval.registry import MODULE_NAMES, ScoringSpec, scoring_spec
 from mcot.eval.tables import Table
 from mcot.eval.verify import verify_diagram_trace, verify_games_trace
@@ -27,7 +28,9 @@ VERIFIERS = {"omniphys": verify_diagram_trace, "games": verify_games_trace}
 @pytest.mark.parametrize("name", MODULES)
 def test_a_protocol_module_holds_exactly_the_fixed_names(name: str) -> None:
     module = import_module(f"mcot.eval.protocols.{name}")
-    assert module.__all__ == list(MODULE_NAMES) == ["official", "robust", "tables", "verifier"]
+    assert sorted(module.__all__) == sorted(MODULE_NAMES)
+    assert MODULE_NAMES == ("official", "robust", "tables", "verifier", "headline")
+    assert module.headline and all(isinstance(metric, Metric) for metric in module.headline)
     assert inspect.iscoroutinefunction(module.official)
     assert (module.robust is None) == (name in ONE_PROTOCOL)
     if module.robust is not None:

@@ -1,0 +1,165 @@
+"""STUDY.toml: the models, arms and data of a study, read with tomllib and checked before anything runs.
+
+Top level: `data` (items folders or native files, relative to the file), `arms` (toolset names, checked against
+mcot.registry.TOOLSETS), optional `limit` (the first N items of each data entry), `judge`, `judge_base_url`,
+`protocol`, and any other `mcot run` setting (a RunConfig field) applied to every model. Each `[[model]]` has
+`spec`, optional `name` (its run folder under DIR/runs), `key_env` (the environment variable holding its key),
+and RunConfig fields of its own (`base_url`, `concurrency`, `max_cost`, ...) that override the top level.
+Every value is checked by RunConfig itself, so a study accepts exactly what `mcot run` does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcot.errors import UsageError
+from mcot.runconfig import RunConfig
+
+STUDY_OWNED = ("data", "model", "out", "mode", "tools", "limit", "format")
+"""RunConfig fields a study sets itself (not settable in STUDY.toml as run settings)."""
+STUDY_KEYS = ("data", "arms", "limit", "judge", "judge_base_url", "protocol", "model")
+MODEL_KEYS = ("spec", "name", "key_env")
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One `[[model]]` of a study: its spec, run folder name, key variable and its own run settings."""
+
+    spec: str
+    name: str
+    key_env: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StudyConfig:
+    """A study: its data, arms, models, the settings every model's run shares, and how it is scored."""
+
+    source: Path
+    data: tuple[Path, ...]
+    arms: tuple[str, ...]
+    models: tuple[ModelEntry, ...]
+    limit: int | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    judge: str | None = None
+    judge_base_url: str | None = None
+    protocol: str = "official"
+
+    def run_config(self, model: ModelEntry, items: Path, out: Path) -> RunConfig:
+        """Return the RunConfig of one model's run on the study's items (UsageError naming the model if refused)."""
+        options = {**self.settings, **model.settings}
+        try:
+            config = RunConfig(data=items, model=model.spec, out=out, mode=",".join(self.arms), **options)
+        except UsageError as exc:
+            raise UsageError(f"{self.source}: model {model.name!r}: {exc}") from exc
+        except TypeError as exc:
+            raise UsageError(f"{self.source}: model {model.name!r}: {exc}") from exc
+        config.arms  # noqa: B018 - an unknown arm is refused before anything runs
+        return config
+
+
+def run_setting_names() -> tuple[str, ...]:
+    """Return the RunConfig fields a STUDY.toml may set (top level or per model)."""
+    return tuple(f.name for f in dataclasses.fields(RunConfig) if f.name not in STUDY_OWNED)
+
+
+def slug(spec: str) -> str:
+    """Return a folder name for a model spec (`openai-compatible:Qwen/Qwen2.5-VL` → `openai-compatible-Qwen-Qwen2.5-VL`)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", spec).strip("-.") or "model"
+
+
+def read_study(path: Path) -> StudyConfig:
+    """Return the study of a STUDY.toml file; raise UsageError (one line naming the file and key) when it is wrong."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise UsageError(f"{path} does not exist") from exc
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path} is not valid TOML: {exc}") from exc
+    allowed = run_setting_names()
+    settings = {key: value for key, value in raw.items() if key not in STUDY_KEYS}
+    _refuse_unknown(path, "the top level", settings, allowed, STUDY_KEYS)
+    data = raw.get("data")
+    if isinstance(data, str):
+        data = [data]
+    if not isinstance(data, list) or not data or not all(isinstance(d, str) for d in data):
+        raise UsageError(f'{path}: `data` must list items folders or native files, e.g. data = ["data/games"]')
+    arms = raw.get("arms", ["text", "canvas"])
+    if not isinstance(arms, list) or not arms or not all(isinstance(a, str) for a in arms):
+        raise UsageError(f'{path}: `arms` must list toolset names, e.g. arms = ["text", "canvas"]')
+    _check_arms(path, arms)
+    limit = raw.get("limit")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise UsageError(f"{path}: `limit` must be a positive whole number (the first N items of each data entry)")
+    models = _models(path, raw.get("model"), allowed)
+    root = path.parent
+    return StudyConfig(
+        source=path,
+        data=tuple((root / d).resolve() if not Path(d).is_absolute() else Path(d) for d in data),
+        arms=tuple(dict.fromkeys(arms)),
+        models=models,
+        limit=limit,
+        settings=settings,
+        judge=_optional_str(path, raw, "judge"),
+        judge_base_url=_optional_str(path, raw, "judge_base_url"),
+        protocol=_optional_str(path, raw, "protocol") or "official",
+    )
+
+
+def _check_arms(path: Path, arms: list[str]) -> None:
+    from mcot.registry import TOOLSETS
+
+    known = TOOLSETS.names()
+    unknown = [arm for arm in arms if arm not in known]
+    if unknown:
+        raise UsageError(f"{path}: unknown arm(s) {', '.join(unknown)}; the toolsets are {', '.join(known)}")
+
+
+def _models(path: Path, entries: Any, allowed: tuple[str, ...]) -> tuple[ModelEntry, ...]:
+    if not isinstance(entries, list) or not entries:
+        raise UsageError(f"{path}: a study needs at least one [[model]] with a `spec`")
+    models: list[ModelEntry] = []
+    for number, entry in enumerate(entries, 1):
+        where = f"[[model]] {number}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("spec"), str) or not entry["spec"].strip():
+            raise UsageError(f'{path}: {where} needs `spec = "BACKEND:MODEL"`')
+        settings = {key: value for key, value in entry.items() if key not in MODEL_KEYS}
+        _refuse_unknown(path, where, settings, allowed, MODEL_KEYS)
+        name = entry.get("name") or slug(entry["spec"])
+        if not isinstance(name, str) or slug(name) != name:
+            raise UsageError(f"{path}: {where}: `name` must be a folder name (letters, digits, . _ -), got {name!r}")
+        key_env = entry.get("key_env")
+        if key_env is not None and (
+            not isinstance(key_env, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key_env)
+        ):
+            raise UsageError(f"{path}: {where}: `key_env` names an environment variable, got {key_env!r}")
+        models.append(ModelEntry(entry["spec"].strip(), name, key_env, settings))
+    names = [model.name for model in models]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise UsageError(f"{path}: two models share the run folder {', '.join(twice)}: give each a `name`")
+    return tuple(models)
+
+
+def _refuse_unknown(
+    path: Path, where: str, settings: dict[str, Any], allowed: tuple[str, ...], own: tuple[str, ...]
+) -> None:
+    unknown = sorted(key for key in settings if key not in allowed)
+    if unknown:
+        raise UsageError(
+            f"{path}: {where} has unknown key(s) {', '.join(unknown)}; it takes {', '.join(own)} and the run "
+            f"settings {', '.join(allowed)}"
+        )
+
+
+def _optional_str(path: Path, raw: dict[str, Any], key: str) -> str | None:
+    value = raw.get(key)
+    if value is not None and not isinstance(value, str):
+        raise UsageError(f"{path}: `{key}` must be a string")
+    return value

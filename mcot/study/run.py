@@ -1,0 +1,174 @@
+"""`mcot study`: every model of a STUDY.toml as one ordinary resumable run under DIR, scored, then the study report.
+
+DIR/items holds the study's items (each data entry converted when native, its first `limit` items, merged once);
+DIR/study.json records what they were made from, so a later call with other data is refused rather than mixed.
+DIR/runs/<name> is one `mcot run` directory per model, built from a RunConfig: re-running the study resumes
+each (finished pairs are kept), and a model added to the file is the only one that runs anew. Each run is
+scored (its own report.md; a run with nothing new, already scored under the study's protocol and judge, is not
+scored again), then DIR/study.md, DIR/study.html and DIR/figures/study.png are written.
+
+A model's key is read from the environment only: `key_env = "MY_KEY"` makes $MY_KEY stand in for the variables
+the backends read (KEY_VARIABLES) while that model runs and is scored, and they are restored afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcot.errors import UsageError
+from mcot.study.config import ModelEntry, StudyConfig
+
+ITEMS = "items"
+RUNS = "runs"
+STATE = "study.json"
+KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+"""The variables mcot's backends read their key from; `key_env` stands in for them during its model's run."""
+
+
+@dataclass
+class StudyOutcome:
+    """What a study call did: per model, its run folder and what its run did this time; where the report is."""
+
+    out: Path
+    runs: dict[str, Path] = field(default_factory=dict)
+    new_pairs: dict[str, int] = field(default_factory=dict)
+    failed: dict[str, int] = field(default_factory=dict)
+    interrupted: bool = False
+    report: Path | None = None
+
+
+def study_items(config: StudyConfig, out: Path) -> Path:
+    """Return DIR/items, made from the study's data the first time; UsageError when DIR was made from other data."""
+    items = out / ITEMS
+    state_path = out / STATE
+    made_from = {"data": [str(path) for path in config.data], "limit": config.limit}
+    if state_path.is_file():
+        recorded = json.loads(state_path.read_text(encoding="utf-8"))
+        if {key: recorded.get(key) for key in made_from} != made_from:
+            raise UsageError(
+                f"{out} holds a study of other data ({recorded.get('data')}, limit {recorded.get('limit')}); "
+                "use another --out for this one"
+            )
+        if (items / "items.jsonl").is_file():
+            return items
+    _merge_data(config, out, items)
+    out.mkdir(parents=True, exist_ok=True)
+    from mcot.rundir import json_text, write_text_atomic
+
+    write_text_atomic(state_path, json_text({**made_from, "source": str(config.source)}))
+    return items
+
+
+def _merge_data(config: StudyConfig, out: Path, items: Path) -> None:
+    from mcot.benchmarks.item import ItemError, ItemsWriter, read_items
+    from mcot.runner import prepare_dataset
+
+    seen: dict[str, Path] = {}
+    try:
+        with ItemsWriter(items, overwrite=True) as writer:
+            for number, data in enumerate(config.data):
+                source = prepare_dataset(data, None, out / "data" / str(number))
+                chosen = read_items(source)
+                for item in chosen[: config.limit] if config.limit else chosen:
+                    if item.id in seen:
+                        raise UsageError(
+                            f"item id {item.id!r} is in both {seen[item.id]} and {data}: ids must be unique"
+                        )
+                    seen[item.id] = data
+                    for image in item.images:
+                        writer.add_image(image, (source / image).read_bytes())
+                    writer.add(item)
+    except ItemError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+@contextmanager
+def model_key(model: ModelEntry) -> Iterator[None]:
+    """Make the model's `key_env` variable stand in for the backends' key variables while inside; restore after."""
+    if model.key_env is None:
+        yield
+        return
+    key = os.environ.get(model.key_env)
+    if not key:
+        raise UsageError(f"model {model.name!r}: key_env {model.key_env} is not set in the environment")
+    saved = {name: os.environ.get(name) for name in KEY_VARIABLES}
+    os.environ.update(dict.fromkeys(KEY_VARIABLES, key))
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOutcome:
+    """Run (or resume) every model's run, score each, write the study report; return what was done.
+
+    Every model's RunConfig is built (and refused, one line) before any run starts. An interrupt stops the study
+    after the run in progress has saved its finished pairs (`interrupted`); the report is then not rewritten.
+    """
+    from mcot.runner import run_items
+
+    out = Path(out)
+    planned = [(model, config.run_config(model, out / ITEMS, out / RUNS / model.name)) for model in config.models]
+    judge = _judge(config)
+    study_items(config, out)
+    outcome = StudyOutcome(out)
+    for model, run_config in planned:
+        outcome.runs[model.name] = run_config.out
+        with model_key(model):
+            summary = run_items(run_config, quiet=quiet)
+            outcome.new_pairs[model.name] = sum(summary.by_status.values())
+            outcome.failed[model.name] = summary.failures.failed
+            if summary.stopped == "interrupt":
+                outcome.interrupted = True
+                return outcome
+            if outcome.new_pairs[model.name] or not scored_as(run_config.out, config):
+                _score(run_config.out, judge, config.protocol)
+        print(f"{model.name}: {summary.total} pairs, {summary.skipped_done} already done", file=sys.stderr)
+    from mcot.study.report import write_study_report
+
+    outcome.report = write_study_report(config, outcome.runs, out)
+    return outcome
+
+
+def scored_as(run: Path, config: StudyConfig) -> bool:
+    """Return whether the run's scores are of its latest results under the study's protocol and judge (no rescore)."""
+    from mcot.rundir import RESULTS, SCORES, read_manifest
+
+    scores, results = run / SCORES, run / RESULTS
+    if not scores.is_file() or not results.is_file() or scores.stat().st_mtime < results.stat().st_mtime:
+        return False
+    manifest = read_manifest(run)
+    protocol = manifest.scoring.protocol if manifest.scoring is not None else None
+    return protocol == config.protocol and manifest.judge_spec == config.judge
+
+
+def _judge(config: StudyConfig) -> Any:
+    if config.judge is None:
+        return None
+    from mcot.judging import judge_from_spec
+
+    try:
+        return judge_from_spec(config.judge, config.judge_base_url)
+    except Exception as exc:  # an unknown or unusable spec: the backend's message says what to fix
+        raise UsageError(f"cannot use judge {config.judge!r}: {exc}") from exc
+
+
+def _score(run: Path, judge: Any, protocol: str) -> None:
+    from mcot.eval.errors import EvalError
+    from mcot.eval.scoring import score_run
+
+    try:
+        score_run(run, judge=judge, protocol=protocol)
+    except EvalError as exc:
+        raise UsageError(str(exc)) from exc
