@@ -22,7 +22,7 @@ from mcot.benchmarks.files import write_bytes_atomic, write_text_atomic
 from mcot.benchmarks.item import ITEMS_FILE, Item, ItemError, read_items
 from mcot.eval.errors import EvalError
 
-Method = Literal["rule", "judge", "judge_error", "none", "error"]
+Method = Literal["rule", "judge", "judge_error", "none", "error", "human"]
 MANIFEST = "manifest.json"
 RESULTS = "results.jsonl"
 SCORES = "scores.jsonl"

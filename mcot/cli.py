@@ -247,6 +247,14 @@ def score(
             help="{protocols}; or both: official in scores.jsonl, robust in scores.robust.jsonl, and where they differ",
         ),
     ] = "official",
+    human: Annotated[
+        list[Path] | None,
+        typer.Option(
+            metavar="FILE",
+            help="people's ratings saved by `mcot view RUN --rate` (repeat for several raters): the report's "
+            "\"Judge and people\" section, and their verdicts in scores.human.jsonl",
+        ),
+    ] = None,
 ) -> None:
     """Score a run with each benchmark's protocol; write scores.jsonl and report.md/html."""
     dispatch(
@@ -257,6 +265,7 @@ def score(
         judge_template=judge_template,
         base_url=base_url,
         protocol=protocol,
+        human=human or [],
     )
 
 
@@ -328,9 +337,17 @@ def view(
             help="the viewer page to write (default RUN/index.html); its traces go to <page>_files/ beside it",
         ),
     ] = None,
+    rate: Annotated[
+        bool,
+        typer.Option(
+            "--rate",
+            help="add rating controls (right/wrong, diagram grades, a generated image's questions and scales), "
+            "kept in the browser and saved as a JSON file for `mcot score RUN --human FILE`",
+        ),
+    ] = False,
 ) -> None:
     """Write the static trace viewer for a run: filters, deep links, side by side, j/k (docs/viewer.md)."""
-    dispatch("view", "run_view", run_dir=run_dir, out=out)
+    dispatch("view", "run_view", run_dir=run_dir, out=out, rate=rate)
 
 
 def _imagine(**values: Any) -> None:
