@@ -30,6 +30,10 @@ tools_app = HelpTyper(
     help="List the tools a model can call (with their JSON schemas), or run one on a canvas from the shell."
 )
 app.add_typer(tools_app, name="tools")
+select_app = HelpTyper(
+    help="Choose items from scored runs: the hardest share (OmniPhys's Test-Mini).", no_args_is_help=True
+)
+app.add_typer(select_app, name="select")
 
 RUN_HELP = "run directory made by `mcot run` or `mcot imagine`"
 GenWorkers = Annotated[
@@ -252,7 +256,7 @@ def score(
         typer.Option(
             metavar="FILE",
             help="people's ratings saved by `mcot view RUN --rate` (repeat for several raters): the report's "
-            "\"Judge and people\" section, and their verdicts in scores.human.jsonl",
+            '"Judge and people" section, and their verdicts in scores.human.jsonl',
         ),
     ] = None,
 ) -> None:
@@ -391,6 +395,25 @@ def tools_call(
 ) -> None:
     """Run one tool on a canvas and print its result as JSON."""
     dispatch("tools", "call_tool", name=name, arguments=arguments, image=image, out=out, size=size)
+
+
+@select_app.command("hardest")
+def select_hardest(
+    runs: Annotated[
+        list[Path],
+        typer.Option(metavar="RUN", help="a scored run directory; more follow it or another --runs"),
+    ],
+    out: Annotated[Path, typer.Option(metavar="DIR", help="items directory to create (must not hold files)")],
+    share: Annotated[
+        float, typer.Option(metavar="SHARE", help="the fraction of the items to keep, hardest first (0.10: 10 %)")
+    ] = 0.10,
+    more: Annotated[
+        list[Path] | None,
+        typer.Argument(metavar="RUN", help="more scored runs (`--runs A B C`): every model and arm of each counts"),
+    ] = None,
+) -> None:
+    """Write the hardest items by H = 0.75 · failure rate + 0.25 · solution-length percentile, with selection.json."""
+    dispatch("select", "run_select_hardest", runs=[*runs, *(more or [])], share=share, out=out)
 
 
 def main() -> None:
