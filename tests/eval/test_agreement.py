@@ -261,3 +261,22 @@ def test_generation_ratings_give_kappa_alpha_and_sps_by_hand(make_run: MakeRun, 
         ["No", "0", "2", "1", "3"],
         ["Cannot be determined", "0", "0", "0", "0"],
     ]
+
+
+def test_mcot_score_human_prints_the_section_and_refuses_a_bad_file_in_one_line(
+    make_run: MakeRun, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from mcot.cli import app
+
+    run = make_run("run", [_choice(0), _choice(1)], ["text"], [ok("q0", "text", "A"), ok("q1", "text", "B")])
+    ana = _ratings_file(tmp_path / "ana.json", "ana", [("q1", "text", "answer", "right")])
+    result = CliRunner().invoke(app, ["score", str(run), "--human", str(ana)])
+    assert result.exit_code == 0, result.output
+    assert "## Judge and people" in result.output and "scores.human.jsonl (the people's verdicts)" in result.output
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"rater": "bo", "ratings": [{"id": "q0", "mode": "text", "dimension": "answer", "value": 1}]}')
+    refused = CliRunner().invoke(app, ["score", str(run), "--human", str(bad)])
+    assert refused.exit_code == 2 and "Traceback" not in refused.output
+    assert 'answer is one of "right", "wrong", not 1' in refused.output
