@@ -350,7 +350,7 @@ def view(
         ),
     ] = False,
 ) -> None:
-    """Write the static trace viewer for a run: filters, deep links, side by side, j/k (docs/viewer.md)."""
+    """Write the static trace viewer for a run: filters, deep links, side by side, j/k, rating (docs/viewer.md)."""
     dispatch("view", "run_view", run_dir=run_dir, out=out, rate=rate)
 
 
