@@ -368,6 +368,16 @@ app.command("imagine")(
 )
 
 
+@app.command()
+def plugins(
+    everything: Annotated[
+        bool, typer.Option("--all", help="also list what every registry holds, and who declared it")
+    ] = False,
+) -> None:
+    """The installed plugins (entry-point group mcot.plugins) and those that failed to load (exit 1)."""
+    dispatch("plugins", "list_plugins", everything=everything)
+
+
 @tools_app.callback(invoke_without_command=True)
 def tools_list(
     ctx: typer.Context,

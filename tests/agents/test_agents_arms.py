@@ -10,10 +10,10 @@ import json
 
 import pytest
 from mcot.agents import Budget, load_model, solve
-from mcot.agents.fake_provider import Fail, FakeProvider, Reply
 from mcot.tools.canvas_ops import canvas_tools
 
 from mcot import tools
+from mcot.testing.fake_provider import Fail, FakeProvider, Reply
 
 DRAW_LINE = ("draw_line", {"start": [40, 40], "end": [120, 100]})
 MAZE = {"grid": ["S.#", ".#E", "..."], "cell": 20, "origin": [10, 10], "draw": True}

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcot.agents.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import read_jsonl
 from mcot.tools import canvas_tools, registry
@@ -17,6 +16,7 @@ from mcot.arms import parse_arms
 from mcot.errors import UsageError
 from mcot.runconfig import RunConfig
 from mcot.runner import run_items
+from mcot.testing.fake_provider import Fail, FakeProvider, Reply
 
 
 def _png() -> bytes:
@@ -115,27 +115,27 @@ def test_canvas_arm_request_lists_exactly_the_canvas_tools(items_dir: Path, tmp_
         assert request.body["seed"] == 7 and request.body["temperature"] == 0.0
 
 
-def test_a_run_against_a_closed_port_exits_3_and_counts_every_pair(items_dir: Path, tmp_path: Path) -> None:
+def test_a_run_against_a_closed_port_is_refused_before_anything_is_written(items_dir: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
     url = f"http://127.0.0.1:{_closed_port()}/v1"
     result = _mcot(
-        "run",
-        "--data",
-        str(items_dir),
-        "--model",
-        "openai-compatible:local-vlm",
-        "--base-url",
-        url,
-        "--mode",
-        "text,canvas",
-        "--out",
-        str(run),
-        "--max-tries",
-        "1",
-    )
+        "run", "--data", str(items_dir), "--model", "openai-compatible:local-vlm", "--base-url", url,
+        "--mode", "text,canvas", "--out", str(run), "--max-tries", "1",
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert f"cannot connect to {url}" in result.stderr and not run.exists()
+
+
+def test_a_run_whose_every_call_fails_exits_3_and_counts_every_pair(items_dir: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    with FakeProvider(default=Fail(500, message="the model crashed")) as server:
+        result = _mcot(
+            "run", "--data", str(items_dir), "--model", "openai-compatible:local-vlm", "--base-url",
+            server.openai_url, "--mode", "text,canvas", "--out", str(run), "--max-tries", "1",
+        )  # fmt: skip
     assert result.returncode == 3, result.stderr
     assert "no pair succeeded" in result.stderr and "6 × " in result.stderr
-    assert "onnect" in result.stderr  # the cause: a connection error
+    assert "HTTP 500" in result.stderr  # the cause
     scored = _mcot("score", str(run))
     assert scored.returncode == 0, scored.stderr
     scores = read_jsonl(run / "scores.jsonl")

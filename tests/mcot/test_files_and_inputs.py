@@ -20,7 +20,8 @@ from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import read_jsonl
 from PIL import Image
 
-from mcot.runner import RunConfig, run_items
+from mcot.runconfig import RunConfig
+from mcot.runner import run_items
 
 TIMEOUT = 120
 """Seconds a command may take before the test calls it hung (each of these takes a few)."""

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcot.agents.fake_provider import Fail, FakeProvider, ImageReply, solid_png
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import read_jsonl
+
+from mcot.testing.fake_provider import Fail, FakeProvider, ImageReply, solid_png
 
 CATEGORIES = ("direct_light_images", "reflect_light_images", "refracted_light_images")
 PROMPTS = (
