@@ -21,7 +21,10 @@ def run_select_hardest(runs: Sequence[Path], share: float, out: Path) -> int:
         selection = select_hardest(list(runs), share, Path(out))
     except (EvalError, ItemError) as exc:
         raise UsageError(str(exc)) from exc
-    typer.echo(f"{FORMULA}; ties by id")
+    if any(entry.length_percentile is not None for entry in selection.ranked):
+        typer.echo(f"{FORMULA}; ties by id")
+    else:
+        typer.echo("ties by id")
     if selection.failure_only:
         typer.echo(f"{', '.join(selection.failure_only)}: {FAILURE_ONLY}")
     lowest = selection.chosen[-1].h
