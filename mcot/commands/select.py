@@ -22,14 +22,13 @@ def run_select_hardest(runs: Sequence[Path], share: float, out: Path) -> int:
     except (EvalError, ItemError) as exc:
         raise UsageError(str(exc)) from exc
     if any(entry.length_percentile is not None for entry in selection.ranked):
-        typer.echo(f"{FORMULA}; ties by id")
-    else:
-        typer.echo("ties by id")
+        typer.echo(FORMULA)
     if selection.failure_only:
         typer.echo(f"{', '.join(selection.failure_only)}: {FAILURE_ONLY}")
     lowest = selection.chosen[-1].h
     typer.echo(
-        f"chose {len(selection.chosen)} of {len(selection.ranked)} items (H ≥ {lowest:.3f}) from {len(runs)} run(s)"
+        f"chose {len(selection.chosen)} of {len(selection.ranked)} items (H ≥ {lowest:.3f}, ties by id) from "
+        f"{len(runs)} run(s)"
     )
     typer.echo(f"wrote {selection.out}/items.jsonl, its images and {SELECTION_FILE}")
     return 0

@@ -137,7 +137,7 @@ def test_the_command_takes_several_runs_after_one_flag(runs: list[Path], tmp_pat
         app, ["select", "hardest", "--runs", str(runs[0]), str(runs[1]), "--share", "0.4", "--out", str(out)]
     )
     assert result.exit_code == 0, result.output
-    assert "chose 2 of 5 items (H ≥ 0.550) from 2 run(s)" in result.output
+    assert "chose 2 of 5 items (H ≥ 0.550, ties by id) from 2 run(s)" in result.output
     assert [item.id for item in read_items(out)] == ["p0", "p4"]
 
 
