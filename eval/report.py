@@ -4,7 +4,9 @@ A report starts with the answer: the offline caveat when the offline policy is a
 headline (each benchmark's own headline metrics per arm with n, interval and errors, and each arm's difference
 from text: `headline_table`), then the tool use of each arm with tools (mcot.eval.tool_use). The details follow:
 each benchmark's own tables (its protocol module's `tables`, looked up in the registry), the trace verifiers'
-crosstab, the comparisons of text with each other arm.
+crosstab, the comparisons of text with each other arm. With people's ratings
+(`mcot score --human`), the section "Judge and people" (mcot.eval.people) and the benchmark tables of the
+people's verdicts follow.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcot.eval.advice import advice
 from mcot.eval.caveats import offline_caveat
@@ -31,8 +33,12 @@ from mcot.eval.trace_table import trace_crosstab
 
 from mcot.rundir import Run, Score, order_arms, write_text_atomic
 
+if TYPE_CHECKING:
+    from mcot.eval.people import PeopleSection
+
 EXCERPT_CHARS = 80
 DIFFERENCES_TITLE = "Where the protocols differ"
+PEOPLE_TITLE = "Judge and people"
 HEADLINE_TITLE = "Headline — each benchmark's own metric per arm, and each arm against text"
 BASE_ARM = "text"
 
@@ -400,11 +406,13 @@ def build_report(
     figures: bool = True,
     protocol: str | None = OFFICIAL,
     robust: Sequence[Score] | None = None,
+    people: PeopleSection | None = None,
 ) -> tuple[str, str]:
     """Return (markdown, html) of the report of a scored run, writing its figures under RUN/figures.
 
     `protocol` names the protocol of `scores` in every table title; `robust` (scores of the same pairs under the
     robust protocol, from `--protocol both`) adds the robust tables and the table of pairs read differently.
+    `people` (from `mcot score --human`) adds the section "Judge and people" after them.
     Tokens and cost per arm (protocol-free, a section of its own) follow the tables; the figures close the report.
     """
     headline = headline_table(scores)
@@ -427,6 +435,9 @@ def build_report(
     if lead:
         md += ["## The answer", ""] + [table.markdown() for table in lead] + ["## Details", ""]
     md += [table.markdown() for table in tables]
+    shared = people_tables(people, protocol) if people is not None else []
+    if people is not None:
+        md += [f"## {PEOPLE_TITLE}\n", *(table.markdown() for table in shared)]
     usage = usage_table(run, list(by_mode(scores))) if run.results else None
     if usage is not None:
         md.append("## " + usage.markdown().removeprefix("### "))
@@ -435,7 +446,24 @@ def build_report(
         md += [f"![{made.title}]({made.path})\n" for made in drawn.made]
         md += [f"_{line}_\n" for line in drawn.omitted]
     markdown = "\n".join(md)
-    return markdown, _html(header, todo, tables, drawn, usage, lead=lead, caveat=caveat)
+    return markdown, _html(
+        header, todo, tables, drawn, usage, lead=lead, caveat=caveat, people=shared if people is not None else None
+    )
+
+
+def people_tables(people: PeopleSection, protocol: str | None) -> list[Table]:
+    """Return the "Judge and people" tables, then the benchmark tables of the people's verdicts (titles naming them)."""
+    from mcot.eval.people import verdicts_note
+
+    verdicts = people.verdicts
+    if not verdicts.rated:
+        return list(people.tables)
+    rated = [score for score in verdicts.scores if score.benchmark in verdicts.benchmarks]
+    variant = benchmark_tables(rated)
+    for table in variant:
+        table.title = f"{table.title} — {protocol or OFFICIAL} protocol with the people's verdicts"
+        table.notes.insert(0, verdicts_note(verdicts))
+    return [*people.tables, *variant]
 
 
 def run_caveat(run: Run) -> str | None:
@@ -458,13 +486,24 @@ STYLE = (
 )
 
 
-def html_table(table: Table, level: int = 3) -> list[str]:
-    """Return the HTML parts of a table: its title at heading `level`, the table, its notes."""
+_VIEWER_LINK = re.compile(r"\[([^\]]+)\]\((index\.html#[^\s()]*)\)")
+"""A cell that is a markdown link into the viewer page (the "Judge and people" section's), made a link in HTML."""
+
+
+def _html_cell(cell: str, links: bool) -> str:
+    found = _VIEWER_LINK.fullmatch(cell) if links else None
+    if found is None:
+        return html.escape(cell)
+    return f"<a href='{html.escape(found.group(2))}'>{html.escape(found.group(1))}</a>"
+
+
+def html_table(table: Table, level: int = 3, links: bool = False) -> list[str]:
+    """Return the HTML parts of a table: its title at heading `level`, the table, its notes (viewer links as links)."""
     parts = [f"<h{level}>{html.escape(table.title)}</h{level}><div class='wide'><table><tr>"]
     parts += [f"<th>{html.escape(column)}</th>" for column in table.columns]
     parts.append("</tr>")
     for row in table.rows:
-        parts.append("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>")
+        parts.append("<tr>" + "".join(f"<td>{_html_cell(cell, links)}</td>" for cell in row) + "</tr>")
     parts.append("</table></div>")
     parts += [f"<p class='note'>{inline_html(note)}</p>" for note in table.notes]
     return parts
@@ -479,6 +518,7 @@ def _html(
     *,
     lead: Sequence[Table] = (),
     caveat: str | None = None,
+    people: list[Table] | None = None,
 ) -> str:
     parts = [
         f"<!doctype html><html><head><meta charset='utf-8'><title>mcot report</title><style>{STYLE}</style>"
@@ -500,6 +540,10 @@ def _html(
         parts.append("<h2>Details</h2>")
     for table in tables:
         parts += html_table(table)
+    if people is not None:
+        parts.append(f"<h2>{PEOPLE_TITLE}</h2>")
+        for table in people:
+            parts += html_table(table, links=True)
     if usage is not None:
         parts += html_table(usage, level=2)
     if drawn.made or drawn.omitted:
@@ -521,9 +565,10 @@ def write_report(
     figures: bool = True,
     protocol: str | None = OFFICIAL,
     robust: Sequence[Score] | None = None,
+    people: PeopleSection | None = None,
 ) -> dict[str, Any]:
     """Write RUN/report.md and RUN/report.html (see `build_report`); return their paths."""
-    markdown, page = build_report(run, scores, figures=figures, protocol=protocol, robust=robust)
+    markdown, page = build_report(run, scores, figures=figures, protocol=protocol, robust=robust, people=people)
     md_path = write_text_atomic(run.root / "report.md", markdown)
     html_path = write_text_atomic(run.root / "report.html", page)
     return {"markdown": md_path, "html": html_path}

@@ -5,6 +5,8 @@ stopped on a budget, or never run) is scored wrong with method "error", so that 
 A pair is scored by its benchmark's protocol, looked up in the registry (`score_pair`, `failed_pair`).
 Each benchmark is scored by its `official` protocol (the default), its `robust` one, or both (`SCORING_CHOICES`):
 with both, RUN/scores.jsonl holds the official scores and RUN/scores.robust.jsonl the robust ones.
+People's ratings (`human`: files saved by `mcot view RUN --rate`) add the report's "Judge and people" section
+(mcot.eval.people) and RUN/scores.human.jsonl, the people's verdicts variant; scores.jsonl stays the protocol's.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import hashlib
 import json
 import os
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,8 +26,10 @@ from mcot.benchmarks.item import Item
 from mcot.eval.advice import MISSING_STATUS, advice
 from mcot.eval.errors import EvalError
 from mcot.eval.judges import JudgeCache, JudgeModel, load_templates
+from mcot.eval.people import HUMAN_SCORES, PeopleSection, people_section
 from mcot.eval.protocol_names import OFFICIAL, PROTOCOLS, ROBUST
 from mcot.eval.protocols.scorer import FACET_KEYS, FAILED_STATUSES, Scorer, failed_score
+from mcot.eval.ratings import read_raters
 from mcot.eval.registry import scoring_spec
 from mcot.eval.verify import verify_trace
 
@@ -67,6 +72,8 @@ class ScoreSummary:
     """The protocol of `scores`: "official" or "robust" (with "both", the official one)."""
     robust: list[Score] | None = None
     """With protocol "both": the robust scores of the same pairs, in the same order."""
+    people: PeopleSection | None = None
+    """With people's ratings: the "Judge and people" tables and the people's verdicts variant."""
 
 
 def default_cache_dir(run_root: Path) -> Path:
@@ -174,15 +181,19 @@ def score_run(
     report: bool = True,
     figures: bool = True,
     protocol: str = OFFICIAL,
+    human: Sequence[Path] = (),
 ) -> ScoreSummary:
     """Score a run directory under `protocol`: write RUN/scores.jsonl, the manifest's judge and scoring, the report.
 
     `protocol` "official" (each benchmark's published scoring) or "robust" (mcot's own) fills scores.jsonl;
     "both" fills scores.jsonl with the official scores and RUN/scores.robust.jsonl with the robust ones, and the
     report adds the pairs the two read differently. A scores.robust.jsonl left by an earlier "both" is removed
-    otherwise, so that the files always match the manifest's `scoring`.
+    otherwise, so that the files always match the manifest's `scoring`. `human` are ratings files (read, and
+    refused with RatingsError, before anything is written): the report gains "Judge and people", and
+    RUN/scores.human.jsonl holds the people's verdicts of the first protocol's scores (removed without `human`).
     """
     check_protocol(protocol)
+    raters = read_raters(human)
     run = open_run(run_root)
     templates = load_templates(template)
     cache = JudgeCache(cache_dir or default_cache_dir(run.root)) if judge is not None else None
@@ -209,6 +220,13 @@ def score_run(
         write_scores(run.root, second.scores, ROBUST_SCORES)
     elif robust_path.exists():
         robust_path.unlink()
+    human_path = run.root / HUMAN_SCORES
+    if raters:
+        summary.people = people_section(run, summary.scores, raters)
+        verdicts = summary.people.verdicts.scores
+        write_scores(run.root, verdicts, HUMAN_SCORES)
+    elif human_path.exists():
+        human_path.unlink()
     if cache is not None:
         summary.cache_hits, summary.cache_misses = cache.hits, cache.misses
     manifest = run.manifest.model_copy(deep=True)
@@ -221,9 +239,22 @@ def score_run(
     manifest.scoring = ScoringEntry(protocol=protocol)
     if protocol == BOTH:
         manifest.scoring.files = {OFFICIAL: SCORES, ROBUST: ROBUST_SCORES}
+    if raters:
+        manifest.scoring.human = {
+            "raters": [ratings.rater for ratings in raters],
+            "files": [str(path) for ratings in raters for path in ratings.files],
+            "scores": HUMAN_SCORES,
+        }
     write_manifest(run.root, manifest)
     if report:
         from mcot.eval.report import write_report
 
-        write_report(run, summary.scores, figures=figures, protocol=summary.protocol, robust=summary.robust)
+        write_report(
+            run,
+            summary.scores,
+            figures=figures,
+            protocol=summary.protocol,
+            robust=summary.robust,
+            people=summary.people,
+        )
     return summary

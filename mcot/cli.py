@@ -31,6 +31,10 @@ tools_app = HelpTyper(
     help="List the tools a model can call (with their JSON schemas), or run one on a canvas from the shell."
 )
 app.add_typer(tools_app, name="tools")
+select_app = HelpTyper(
+    help="Choose items from scored runs: the hardest share (OmniPhys's Test-Mini).", no_args_is_help=True
+)
+app.add_typer(select_app, name="select")
 
 RUN_HELP = "run directory made by `mcot run` or `mcot imagine`"
 GenWorkers = Annotated[
@@ -246,6 +250,14 @@ def score(
             help="{protocols}; or both: official in scores.jsonl, robust in scores.robust.jsonl, and where they differ",
         ),
     ] = "official",
+    human: Annotated[
+        list[Path] | None,
+        typer.Option(
+            metavar="FILE",
+            help="people's ratings saved by `mcot view RUN --rate` (repeat for several raters): the report's "
+            '"Judge and people" section, and their verdicts in scores.human.jsonl',
+        ),
+    ] = None,
 ) -> None:
     """Score a run with each benchmark's protocol; write scores.jsonl and report.md/html."""
     dispatch(
@@ -256,6 +268,7 @@ def score(
         judge_template=judge_template,
         base_url=base_url,
         protocol=protocol,
+        human=human or [],
     )
 
 
@@ -355,9 +368,17 @@ def view(
             help="the viewer page to write (default RUN/index.html); its traces go to <page>_files/ beside it",
         ),
     ] = None,
+    rate: Annotated[
+        bool,
+        typer.Option(
+            "--rate",
+            help="add rating controls (right/wrong, diagram grades, a generated image's questions and scales), "
+            "kept in the browser and saved as a JSON file for `mcot score RUN --human FILE`",
+        ),
+    ] = False,
 ) -> None:
-    """Write the static trace viewer for a run: filters, deep links, side by side, j/k (docs/viewer.md)."""
-    dispatch("view", "run_view", run_dir=run_dir, out=out)
+    """Write the static trace viewer for a run: filters, deep links, side by side, j/k, rating (docs/viewer.md)."""
+    dispatch("view", "run_view", run_dir=run_dir, out=out, rate=rate)
 
 
 def _imagine(**values: Any) -> None:
@@ -411,6 +432,25 @@ def tools_call(
 ) -> None:
     """Run one tool on a canvas and print its result as JSON."""
     dispatch("tools", "call_tool", name=name, arguments=arguments, image=image, out=out, size=size)
+
+
+@select_app.command("hardest")
+def select_hardest(
+    runs: Annotated[
+        list[Path],
+        typer.Option(metavar="RUN", help="a scored run directory; more follow it or another --runs"),
+    ],
+    out: Annotated[Path, typer.Option(metavar="DIR", help="items directory to create (must not hold files)")],
+    share: Annotated[
+        float, typer.Option(metavar="SHARE", help="the fraction of the items to keep, hardest first (0.10: 10 %)")
+    ] = 0.10,
+    more: Annotated[
+        list[Path] | None,
+        typer.Argument(metavar="RUN", help="more scored runs (`--runs A B C`): every model and arm of each counts"),
+    ] = None,
+) -> None:
+    """Write the hardest items by H = 0.75 · failure rate + 0.25 · solution-length percentile, with selection.json."""
+    dispatch("select", "run_select_hardest", runs=[*runs, *(more or [])], share=share, out=out)
 
 
 def main() -> None:

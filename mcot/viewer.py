@@ -8,6 +8,10 @@ but not fetch files). Images are links into the run's blobs and the items' folde
 its folder and the run move together. Shards are named by their content hash, written before the page, and the
 ones the new page no longer names are removed after it.
 
+With `rate` (`mcot view RUN --rate`) the index also holds each trace's rating form (mcot.eval.ratings: right /
+wrong, a diagram grade, or a generated image's authenticity questions and 1–5 scales) and the page rates:
+ratings are kept in the browser's localStorage under the run's key and saved as one JSON file (docs/viewer.md).
+
 Every text from models and datasets reaches the page as JSON data (in the page with `<`, `>` and `&` written as
 `\\u` escapes) and is put into the document as text nodes by the page's script; docs/viewer.md says what it shows.
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import json
 import os
 import posixpath
 import re
@@ -27,6 +32,7 @@ from typing import Any
 from urllib.parse import quote
 
 from mcot.eval.advice import MISSING_STATUS
+from mcot.eval.ratings import rating_form
 from mcot.rundir import SCORES, Run, compact_json, latest_by_key, open_run, read_jsonl, write_text_atomic
 
 TEMPLATE = "viewer.html"
@@ -212,18 +218,31 @@ def _pairs(run: Run, scores: dict[tuple[str, str], dict[str, Any]]) -> list[tupl
     return sorted(pairs, key=lambda p: (order.get(p[0], len(order)), p[0], arms.get(p[1], len(arms)), p[1]))
 
 
-def viewer_data(run: Run, page_dir: Path) -> tuple[dict[str, Any], list[str]]:
+def rating_key(run: Run) -> str:
+    """Return the key a run's ratings are kept under in the browser: its folder's name and its frozen items' hash.
+
+    Every page opened from file:// shares one localStorage, so two runs of the same name on other items (or
+    moved copies of one run) are told apart by what they were run on.
+    """
+    return f"{run.root.name}:{str(run.manifest.dataset.sha256 or '')[:16]}"
+
+
+def viewer_data(run: Run, page_dir: Path, *, rate: bool = False) -> tuple[dict[str, Any], list[str]]:
     """Return the page's index and the texts of its shards (JavaScript files that call `mcotShard`).
 
     The index: `arms`, `benchmarks`, `categories`, `statuses` (string tables), `correctness` and `verdicts` (the
     fixed classes), `items` ([id, question, benchmark, category]), `traces` (one row per pair: item, arm, status,
     correctness, verdict, model turns, tool calls, failed tool calls, canvas images, output images, generation 0/1,
     shard, label: the index in `labels` of a rated pair's ratings, else -1), `shards` ([file name, first trace]).
-    Shard k's script calls `mcotShard(k, [detail, ...])`.
+    Shard k's script calls `mcotShard(k, [detail, ...])`. With `rate`, `rate` holds `run` (the name a ratings file
+    gives), `key` (its localStorage key), `forms` (the distinct rating forms) and `form` (per trace, the index of
+    its form, -1 for a pair the run failed on); a generated image's detail holds its authenticity `questions`.
     """
     scores = latest_by_key(read_jsonl(run.root / SCORES))
     links = _Links(page_dir, run.root, run.items_root)
     arms, benchmarks, categories, statuses, labels = _Table(), _Table(), _Table(), _Table(), _Table()
+    forms = _Table()
+    form_of: list[int] = []
     for arm in run.arms:
         arms.index(arm)
     items: list[list[Any]] = []
@@ -259,6 +278,14 @@ def viewer_data(run: Run, page_dir: Path) -> tuple[dict[str, Any], list[str]]:
             )
         detail, steps = _detail(run, item_id, arm, result, score, links)
         status = (result or {}).get("status") or ((score or {}).get("details") or {}).get("status") or MISSING_STATUS
+        answer_class = correctness(result, score)
+        if rate:
+            details = (score or {}).get("details") or {}
+            ratable = item is not None and answer_class != "error" and result is not None
+            form = rating_form(item, details) if item is not None and ratable else None
+            form_of.append(forms.index(json.dumps(form.to_json())) if form is not None else -1)
+            if form is not None and form.kind == "generation" and isinstance(details.get("questions"), list):
+                detail["questions"] = [str(question) for question in details["questions"]]
         verdict = trace_verdict(score)
         counts = step_counts(steps)
         traces.append(
@@ -266,7 +293,7 @@ def viewer_data(run: Run, page_dir: Path) -> tuple[dict[str, Any], list[str]]:
                 item_rows[item_id],
                 arms.index(arm),
                 statuses.index(str(status)),
-                CORRECTNESS.index(correctness(result, score)),
+                CORRECTNESS.index(answer_class),
                 VERDICTS.index(verdict["verdict"] if verdict else "none"),
                 *counts.as_row(),
                 len(detail.get("outputs", [])),
@@ -293,6 +320,13 @@ def viewer_data(run: Run, page_dir: Path) -> tuple[dict[str, Any], list[str]]:
         "traces": traces,
         "shards": shards,
     }
+    if rate:
+        index["rate"] = {
+            "run": run.root.name,
+            "key": rating_key(run),
+            "forms": [json.loads(form) for form in forms.values],
+            "form": form_of,
+        }
     return index, texts
 
 
@@ -331,17 +365,18 @@ def render_page(index: dict[str, Any], shard_folder: str) -> str:
     return re.sub(r"__MCOT_(TITLE|DATA)__", lambda match: values[match.group(1)], template)
 
 
-def write_viewer(run_root: Path, out: Path | None = None) -> Path:
+def write_viewer(run_root: Path, out: Path | None = None, *, rate: bool = False) -> Path:
     """Write the viewer page of a run (default RUN/index.html) and its shard folder; return the page's path.
 
-    Raise RunDirError (before writing anything) when RUN is not a run or its frozen items were changed.
+    With `rate` the page has rating controls (`viewer_data`). Raise RunDirError (before writing anything) when RUN
+    is not a run or its frozen items were changed.
     """
     run = open_run(Path(run_root))
     page = Path(out) if out is not None else run.root / "index.html"
     if page.is_dir():
         page = page / "index.html"
     folder = shard_dir(page)
-    index, texts = viewer_data(run, page.parent)
+    index, texts = viewer_data(run, page.parent, rate=rate)
     names = [name for name, _ in index["shards"]]
     _write_shards(folder, names, texts)
     write_text_atomic(page, render_page(index, folder.name))

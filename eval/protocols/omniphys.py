@@ -196,6 +196,14 @@ def omniphys_kind(item: Item) -> str:
     return "open"
 
 
+def reference_solution(item: Item) -> str | None:
+    """Return the item's reference solution, whose length ranks Test-Mini's hardness (mcot.hardness), or None.
+
+    An optional fixed name of a protocol module (not in `__all__`, which lists the scoring's four).
+    """
+    return omniphys_solution(item)
+
+
 def omniphys_solution(item: Item) -> str | None:
     """Return the reference solution of an OmniPhys item (for the process score), or None."""
     for key in ("solution", "reference_solution", "explanation", "analysis", "解析"):

@@ -1,7 +1,9 @@
-"""`mcot score RUN [--protocol official|robust|both] [--judge SPEC] [--judge-template FILE] [--base-url URL]`."""
+"""`mcot score RUN [--protocol official|robust|both] [--judge SPEC] [--judge-template FILE] [--base-url URL]
+[--human FILE]...`."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import typer
@@ -17,13 +19,16 @@ def run_score(
     judge_template: Path | None = None,
     base_url: str | None = None,
     protocol: str = "official",
+    human: Sequence[Path] = (),
 ) -> int:
     """Score RUN under `protocol`, print the tables and what to do next; return the exit code (0).
 
     `protocol` is "official" (each benchmark's published scoring, the default), "robust" (mcot's own) or
     "both" (official in scores.jsonl, robust in scores.robust.jsonl, and the pairs they read differently).
+    `human` are ratings files saved by `mcot view RUN --rate`: "Judge and people" and the people's verdicts.
     """
-    from mcot.eval.report import benchmark_tables, differences_table, method_table
+    from mcot.eval.people import HUMAN_SCORES
+    from mcot.eval.report import PEOPLE_TITLE, benchmark_tables, differences_table, method_table, people_tables
     from mcot.eval.scoring import ROBUST_SCORES, check_protocol, score_run
     from mcot.eval.tables import name_protocol
 
@@ -41,7 +46,9 @@ def run_score(
             raise UsageError(f"cannot use judge {judge!r}: {exc}") from exc
     try:
         with run_lock(run_dir, "mcot score"):
-            summary = score_run(Path(run_dir), judge=judge_model, template=judge_template, protocol=protocol)
+            summary = score_run(
+                Path(run_dir), judge=judge_model, template=judge_template, protocol=protocol, human=list(human or ())
+            )
     except (EvalError, RunDirError) as exc:
         raise UsageError(str(exc)) from exc
     if summary.source_changed:
@@ -56,6 +63,10 @@ def run_score(
         from mcot.rundir import open_run
 
         typer.echo(differences_table(open_run(Path(run_dir)), summary.scores, summary.robust).markdown())
+    if summary.people is not None:
+        typer.echo(f"## {PEOPLE_TITLE}\n")
+        for table in people_tables(summary.people, summary.protocol):
+            typer.echo(table.markdown())
     if summary.missing_items:
         typer.echo(
             f"{len(summary.missing_items)} result(s) name items not in RUN/items.jsonl (not scored): "
@@ -66,5 +77,7 @@ def run_score(
     if judge_model is not None:
         typer.echo(f"judge {judge}: {summary.cache_hits} cached, {summary.cache_misses} asked")
     scores_files = "scores.jsonl" if summary.robust is None else f"scores.jsonl (official), {ROBUST_SCORES} (robust)"
+    if summary.people is not None:
+        scores_files += f", {HUMAN_SCORES} (the people's verdicts)"
     typer.echo(f"wrote {scores_files}, report.md and report.html in {Path(run_dir)}")
     return 0

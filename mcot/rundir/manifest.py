@@ -111,6 +111,8 @@ class ScoringEntry(_Entry):
 
     protocol: str | None = None
     files: dict[str, str] | None = None
+    human: dict[str, Any] | None = None
+    """With `mcot score --human`: the raters, their files, and the file of the people's verdicts."""
 
 
 class Manifest(_Entry):

@@ -11,7 +11,7 @@ from mcot.rundir.errors import RunDirError
 from mcot.rundir.jsonl import iter_jsonl, json_line, write_jsonl
 from mcot.rundir.layout import SCORES
 
-Method = Literal["rule", "judge", "judge_error", "none", "error"]
+Method = Literal["rule", "judge", "judge_error", "none", "error", "human"]
 
 
 @dataclass

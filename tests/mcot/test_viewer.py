@@ -314,3 +314,40 @@ def test_a_domain_tool_that_drew_nothing_is_not_labelled_drawn_by_a_tool(tmp_pat
     looked = {tool: drawn for tool, drawn in tools if tool in ("detect_shapes", "measure", "intersect")}
     assert looked and set(looked.values()) == {None}  # they only looked at the canvas
     assert ("analyze_polygon", "tool") in tools  # it marked points on the canvas
+
+
+def test_rate_adds_each_traces_form_and_the_runs_storage_key(tmp_path: Path) -> None:
+    run = open_run(generation_run(tmp_path / "run"))
+    plain, _ = viewer_data(run, run.root)
+    assert "rate" not in plain
+    index, _ = viewer_data(run, run.root, rate=True)
+    rate = index["rate"]
+    assert rate["run"] == "run" and rate["key"] == f"run:{str(run.manifest.dataset.sha256)[:16]}"
+    kinds = {
+        index["items"][t[0]][0]: rate["forms"][f]["kind"] for t, f in zip(index["traces"], rate["form"], strict=True)
+    }
+    assert kinds == {"light-1": "generation", "edit-1": "diagram"}
+    generation = next(form for form in rate["forms"] if form["kind"] == "generation")
+    names = [d["name"] for d in generation["dimensions"]]
+    assert names == [*(f"authenticity_{k}" for k in range(1, 6)), "aesthetics", "fidelity"]
+    diagram = next(form for form in rate["forms"] if form["kind"] == "diagram")
+    assert diagram["dimensions"][0]["values"] == [1, 0.5, 0] and diagram["dimensions"][0]["keys"] == ["1", "5", "0"]
+
+
+def test_rate_leaves_the_pairs_a_run_failed_on_without_a_form(tmp_path: Path) -> None:
+    run = open_run(triage_run(tmp_path / "run"))
+    index, _ = viewer_data(run, run.root, rate=True)
+    pairs = {
+        (index["items"][t[0]][0], index["arms"][t[1]]): f
+        for t, f in zip(index["traces"], index["rate"]["form"], strict=True)
+    }
+    assert {pair for pair, form in pairs.items() if form < 0} == {("m2", "tools"), ("d1", "tools")}
+    assert [form["kind"] for form in index["rate"]["forms"]] == ["answer"]
+
+
+def test_mcot_view_rate_says_how_to_rate_and_score(tmp_path: Path) -> None:
+    run = triage_run(tmp_path / "run")
+    result = CliRunner().invoke(app, ["view", str(run), "--rate"])
+    assert result.exit_code == 0, result.output
+    assert "--human FILE" in result.output
+    assert '"rate":' in (run / "index.html").read_text(encoding="utf-8")

@@ -368,3 +368,109 @@ def test_an_offline_run_wrong_canvas_answers(page: Any, tmp_path: Path) -> None:
     assert count(page, "correct", "wrong") == len(wrong) == len(entries(page))
     page.keyboard.press("j")
     shown(page, *listed(page)[0])
+
+
+# ------------------------------------------------------------------ rating (mcot view RUN --rate)
+
+
+def name_rater(page: Any, name: str) -> None:
+    """Answer the page's one question, the rater's name."""
+    page.wait_for_selector("#raterbox:not([hidden])")
+    page.fill("#rater-name", name)
+    page.click("#rater-ok")
+    page.wait_for_selector("#raterbox", state="hidden")
+
+
+def progress(page: Any) -> tuple[int, int]:
+    """Return (traces fully rated, traces left) as the progress count says."""
+    found = page.locator("#progress")
+    return int(found.get_attribute("data-rated")), int(found.get_attribute("data-left"))
+
+
+def saved(page: Any, folder: Path) -> dict[str, Any]:
+    """Click "save ratings" and return the JSON file the browser downloaded."""
+    with page.expect_download() as download:
+        page.click("#save")
+    path = folder / download.value.suggested_filename
+    download.value.save_as(path)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_rating_three_traces_survives_a_reload_and_saves_the_issues_json(page: Any, tmp_path: Path) -> None:
+    from mcot.eval.ratings import read_ratings
+
+    viewer = write_viewer(triage_run(tmp_path / "run"), rate=True)
+    visit(page, viewer, id="m1", mode="text")
+    name_rater(page, "ana")
+    shown(page, "m1", "text")
+    assert progress(page) == (0, 13)  # 15 pairs, less m2/tools (error) and d1/tools (budget): nothing to rate
+    page.keyboard.press("1")  # right: overrides the protocol's wrong
+    page.keyboard.press("j")
+    shown(page, "m1", "canvas")
+    page.keyboard.press("0")
+    visit(page, viewer, id="d1", mode="text")  # the judge failed: a person decides
+    shown(page, "d1", "text")
+    page.locator('.rating .dim[data-dim="answer"] button.v', has_text="wrong").click()
+    page.wait_for_function("document.querySelector('#progress').dataset.rated === '3'")
+    assert progress(page) == (3, 10)
+    assert page.locator(".entry .badge.b-mine").count() >= 1
+    page.reload()
+    page.wait_for_selector("body[data-ready]")
+    assert page.locator("#raterbox").is_hidden() and page.locator("#rater").inner_text() == "ana"
+    assert progress(page) == (3, 10)
+    shown(page, "d1", "text")
+    assert page.locator(".rating button.v.on").inner_text().endswith("wrong")
+    data = saved(page, tmp_path)
+    assert set(data) == {"run", "rater", "ratings"} and (data["run"], data["rater"]) == ("run", "ana")
+    got = [(r["id"], r["mode"], r["dimension"], r["value"]) for r in data["ratings"]]
+    assert sorted(got) == [
+        ("d1", "text", "answer", "wrong"),
+        ("m1", "canvas", "answer", "wrong"),
+        ("m1", "text", "answer", "right"),
+    ]
+    assert all(set(r) == {"id", "mode", "dimension", "value", "t"} and r["t"].endswith("Z") for r in data["ratings"])
+    path = tmp_path / "ana.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert read_ratings(path).values[("m1", "text", "answer")] == "right"
+
+
+def test_generated_images_get_the_five_questions_and_two_scales_and_edits_a_grade(page: Any, tmp_path: Path) -> None:
+    viewer = write_viewer(generation_run(tmp_path / "run"), rate=True)
+    visit(page, viewer, id="light-1", mode="procedural")
+    name_rater(page, "bo")
+    shown(page, "light-1", "procedural")
+    lines = page.locator(".rating .dim").evaluate_all("(ds) => ds.map((d) => d.dataset.dim)")
+    assert lines == [*(f"authenticity_{k}" for k in range(1, 6)), "aesthetics", "fidelity"]
+    assert page.locator('.rating .dim[data-dim="authenticity_1"] button.v').all_inner_texts() == [
+        "1 Yes",
+        "0 No",
+        "5 Cannot be determined",
+    ]
+    for key in ["1", "0", "5", "1", "1", "4", "2"]:  # the highlight moves down a line after each
+        page.keyboard.press(key)
+    page.keyboard.press("Backspace")  # on the last line rated: fidelity cleared
+    page.keyboard.press("3")
+    visit(page, viewer, id="edit-1", mode="canvas")
+    shown(page, "edit-1", "canvas")
+    page.keyboard.press("5")  # a half: grade 0.5
+    page.wait_for_function("document.querySelector('#progress').dataset.rated === '2'")
+    data = saved(page, tmp_path)
+    got = {(r["id"], r["dimension"]): r["value"] for r in data["ratings"]}
+    assert got == {
+        ("light-1", "authenticity_1"): "yes",
+        ("light-1", "authenticity_2"): "no",
+        ("light-1", "authenticity_3"): "unsure",
+        ("light-1", "authenticity_4"): "yes",
+        ("light-1", "authenticity_5"): "yes",
+        ("light-1", "aesthetics"): 4,
+        ("light-1", "fidelity"): 3,
+        ("edit-1", "diagram"): 0.5,
+    }
+
+
+def test_without_rate_the_page_has_no_rating_controls(page: Any, triage: Path) -> None:
+    visit(page, triage, id="m1", mode="text")
+    shown(page, "m1", "text")
+    assert page.locator("#ratebar").is_hidden() and page.locator(".rating").count() == 0
+    page.keyboard.press("1")
+    assert page.evaluate("window.mcot.ratings()") is None
