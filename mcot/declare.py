@@ -290,6 +290,7 @@ class ExportView:
     `schema()` returns the record's Arrow schema (for parquet and hf; None: jsonl only); `image_columns` hold
     lists of image export names (embedded as image structs), `json_columns` values stored as JSON text.
     `conversation` True: the view needs the run's answers as a conversation (not an image-generation run).
+    `prompts` True: the view is also built from an items directory (`mcot export ITEMS`: prompt rows, no run).
     """
 
     name: str
@@ -299,6 +300,7 @@ class ExportView:
     schema: Callable[[], Any] | None = None
     image_columns: tuple[str, ...] = field(default=())
     json_columns: tuple[str, ...] = field(default=())
+    prompts: bool = False
 
     def arrow_schema(self) -> Any:
         """Return the view's Arrow schema; raise RegistryError when it has none (it exports as jsonl only)."""
@@ -316,12 +318,20 @@ def declare_export_view(
     schema: Callable[[], Any] | str | None = None,
     image_columns: Sequence[str] = (),
     json_columns: Sequence[str] = (),
+    prompts: bool = False,
     replace: bool = False,
 ) -> ExportView:
     """Declare an export view (`mcot export --as NAME`); return the declaration."""
     arrow = _lazy_call(Ref.of(schema)) if schema is not None else None
     view = ExportView(
-        name, _lazy_call(Ref.of(build)), description, conversation, arrow, tuple(image_columns), tuple(json_columns)
+        name,
+        _lazy_call(Ref.of(build)),
+        description,
+        conversation,
+        arrow,
+        tuple(image_columns),
+        tuple(json_columns),
+        prompts,
     )
     EXPORT_VIEWS.register(name, view, description=description, replace=replace)
     return view

@@ -1,4 +1,9 @@
-"""The (item, arm) pairs of a run and the `records` view: one record per pair, failed and missing ones flagged."""
+"""The (item, arm) pairs of a run and the `records` view: one record per pair, failed and missing ones flagged.
+
+An items directory (no run) is a source too (`items_source`): a Run with its items and one arm (a toolset) but
+no results, whose pairs are prompts: the views that take it (`mcot export ITEMS --as verl|trl`) write RL prompt
+rows from the items alone, and their flags say so (`status` null).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcot.benchmarks.item import Item
+from mcot.benchmarks.item import Item, iter_items
 from mcot.eval.advice import MISSING_STATUS
 from mcot.eval.rundir import Run, latest_by_key, order_arms, read_jsonl
 from mcot.export.images import ImageCatalog
 
+ITEMS_SOURCE = "items"
+"""`Pair.source` of a pair read from an items directory (no run): a prompt, with no result, score or trace."""
 MISSING_REASON = "the run has no result for this item and arm (interrupted, or not run yet)"
 _STEP_IMAGES = ("image", "seen")
 
@@ -26,15 +33,29 @@ class Pair:
     result: dict[str, Any] | None
     score: dict[str, Any] | None
     trace: list[dict[str, Any]]
+    index: int = 0
+    """The pair's position in the export (0, 1, …), in item order then arm order."""
+    source: str = "run"
+    """"run", or ITEMS_SOURCE for a prompt read from an items directory."""
 
     @property
-    def status(self) -> str:
-        """Return the result's status (ok, error, budget), or "missing" when the run has no result for the pair."""
+    def is_prompt(self) -> bool:
+        """Return whether the pair is a prompt from an items directory (no run: no result, score or trace)."""
+        return self.source == ITEMS_SOURCE
+
+    @property
+    def status(self) -> str | None:
+        """Return the result's status (ok, error, budget), "missing" when the run has no result for the pair, or
+        None for a prompt from an items directory."""
+        if self.is_prompt:
+            return None
         return str(self.result.get("status") or "error") if self.result is not None else MISSING_STATUS
 
     @property
     def error(self) -> str | None:
         """Return why the pair did not finish (the result's error), or None."""
+        if self.is_prompt:
+            return None
         if self.result is None:
             return MISSING_REASON
         return self.result.get("error")
@@ -86,12 +107,40 @@ def pair_keys(run: Run) -> list[tuple[str, str]]:
 def iter_pairs(run: Run, scores: dict[tuple[str, str], dict[str, Any]] | None) -> Iterator[Pair]:
     """Yield every (item of RUN/items.jsonl, arm) in item order, then arm order, with its result, score and trace."""
     arms = run_arms(run)
+    index = 0
     for item in run.items.values():
         for arm in arms:
             result = run.results.get((item.id, arm))
             trace = (run.trace(item.id, arm) or []) if result is not None else []
             score = (scores or {}).get((item.id, arm))
-            yield Pair(run, item, arm, result, score, trace)
+            yield Pair(run, item, arm, result, score, trace, index)
+            index += 1
+
+
+def is_items_dir(path: Path) -> bool:
+    """Return whether `path` is an items directory (items.jsonl, no run manifest) rather than a run."""
+    from mcot.eval.rundir import MANIFEST
+
+    path = Path(path)
+    return (path / "items.jsonl").is_file() and not (path / MANIFEST).is_file()
+
+
+def items_source(directory: Path, toolset: str, tools: tuple[str, ...]) -> Run:
+    """Return an items directory as a Run that has not run: one arm (`toolset`, offering `tools`), no results.
+
+    Its items are read when its pairs are (`iter_prompts`), one line at a time, so that 100,000 prompts need no
+    more memory than a few.
+    """
+    directory = Path(directory)
+    manifest = {"arms": [{"name": toolset, "tools": list(tools)}], "command": "mcot export"}
+    return Run(directory, manifest, {}, {}, directory)
+
+
+def iter_prompts(source: Run) -> Iterator[Pair]:
+    """Yield a prompt pair per item of an items directory (`items_source`), in file order, for its one arm."""
+    (arm,) = source.arms
+    for index, item in enumerate(iter_items(source.root)):
+        yield Pair(source, item, arm, None, None, [], index, ITEMS_SOURCE)
 
 
 def export_trace(pair: Pair, catalog: ImageCatalog) -> list[dict[str, Any]]:
