@@ -1,5 +1,5 @@
-"""`mcot export RUN --format jsonl|parquet|hf --out PATH [--as records|messages|llava] [--only-correct] [--score]
-[--overwrite]`: a run's traces as a dataset (docs/export.md)."""
+"""`mcot export RUN|ITEMS --format jsonl|parquet|hf --out PATH [--as VIEW] [--only-correct] [--score] [--overwrite]
+[--toolset NAME]`: a run's traces as a dataset, or an items directory's prompts as RL rows (docs/export.md)."""
 
 from __future__ import annotations
 
@@ -20,11 +20,19 @@ def run_export(
     only_correct: bool = False,
     score: bool = False,
     overwrite: bool = False,
+    toolset: str | None = None,
 ) -> int:
     """Export RUN, print warnings on stderr and one summary line; return the exit code (0, or 1 on a write error)."""
     try:
         summary = export_run(
-            Path(run_dir), format, Path(out), view=view, only_correct=only_correct, overwrite=overwrite, score=score
+            Path(run_dir),
+            format,
+            Path(out),
+            view=view,
+            only_correct=only_correct,
+            overwrite=overwrite,
+            score=score,
+            toolset=toolset,
         )
     except (ExportError, EvalError) as exc:
         raise UsageError(str(exc)) from exc
