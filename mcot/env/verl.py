@@ -87,7 +87,9 @@ class CanvasTool(BaseTool):  # type: ignore[misc]
         except EpisodeError as exc:
             return ToolResponse(text=f"Error: {exc}"), 0.0, {"ok": False}
         seen = episode.call(self.name, parameters)
-        response = ToolResponse(text=seen.text, image=list(seen.images)) if seen.images else ToolResponse(text=seen.text)
+        response = (
+            ToolResponse(text=seen.text, image=list(seen.images)) if seen.images else ToolResponse(text=seen.text)
+        )
         return response, 0.0, {"ok": seen.ok}
 
     async def calc_reward(self, instance_id: str, **kwargs: Any) -> float:
