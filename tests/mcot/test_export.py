@@ -95,7 +95,7 @@ def test_hf_export_reads_with_load_from_disk_and_load_dataset(
     assert export_run(runs["run"], "hf", out).count == 6
     for loaded in (
         offline_datasets.load_from_disk(str(out)),
-        offline_datasets.load_dataset(str(out), cache=str(tmp_path / "cache")),
+        offline_datasets.load_dataset(str(out), cache_dir=str(tmp_path / "cache")),
     ):
         train = loaded["train"]
         assert train.num_rows == 6
@@ -221,7 +221,7 @@ def test_refusals_exit_2_with_one_line(runs: dict[str, Path], tmp_path: Path) ->
         _mcot("export", run, "--format", "jsonl", "--out", tmp_path / "x.jsonl", check=False), "writes a folder"
     )
     _one_line_refusal(
-        _mcot("export", run, "--format", "csv", "--out", tmp_path / "c", check=False), "jsonl, parquet, hf"
+        _mcot("export", run, "--format", "csv", "--out", tmp_path / "c", check=False), "jsonl, parquet or hf"
     )
     _one_line_refusal(
         _mcot("export", run, "--format", "jsonl", "--as", "sft", "--out", tmp_path / "v", check=False),
