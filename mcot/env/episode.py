@@ -17,6 +17,7 @@ import io
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -169,7 +170,11 @@ class Episode:
         return Observation(result.ok, text, tuple(images))
 
     def view(self) -> Image.Image:
-        """Return the canvas as the model is shown it: the rendering, scaled down past OBSERVE_MAX_SIDE (a copy)."""
+        """Return the canvas as the model is shown it: the rendering, scaled down past OBSERVE_MAX_SIDE.
+
+        The image is the canvas's rendering of this moment (a new image after every change, never drawn on
+        again): treat it as read-only.
+        """
         return shown(self.canvas.rendering())
 
     def ops(self) -> list[dict[str, Any]]:
@@ -196,21 +201,26 @@ class Episode:
 
 
 def shown(image: Image.Image) -> Image.Image:
-    """Return a copy of a canvas rendering as a run shows it: scaled so that its longer side is at most 1024."""
+    """Return a canvas rendering as a run shows it: scaled so that its longer side is at most 1024."""
     scale = min(1.0, OBSERVE_MAX_SIDE / max(image.size))
     if scale == 1.0:
-        return image.copy()
+        return image
     size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
     return image.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
 
 
-def _note(template: str, canvas: Any, changed: list[str]) -> str:
+@cache
+def _template(name: str) -> Any:
     from mcot.agents.prompts import load_prompt
 
+    return load_prompt(name)
+
+
+def _note(template: str, canvas: Any, changed: list[str]) -> str:
     width, height = canvas.width, canvas.height
     scale = min(1.0, OBSERVE_MAX_SIDE / max(width, height))
     scaled = "" if scale == 1.0 else f", shown at {round(width * scale)} × {round(height * scale)}"
-    return load_prompt(template).render(width=width, height=height, scaled=scaled, changed=", ".join(changed) or "none")
+    return _template(template).render(width=width, height=height, scaled=scaled, changed=", ".join(changed) or "none")
 
 
 def _plain(arguments: Any) -> Any:
