@@ -42,14 +42,18 @@ def handmade_run(root: Path) -> Path:
     return run
 
 
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="the peak is read from Linux's /proc/self/status")
 def test_a_20000_record_hf_export_stays_under_the_bound(tmp_path: Path) -> None:
     pytest.importorskip("datasets")
     run = handmade_run(tmp_path)
     out = tmp_path / "hf"
+    # VmHWM is the peak of this process's own memory; ru_maxrss would also count the pytest process it was
+    # forked from (Linux keeps the larger of the two across exec), which holds torch when trl or verl is loaded.
     code = (
-        "import resource, sys; from mcot.cli import main; sys.argv = ['mcot', *sys.argv[1:]]\n"
+        "import sys; from mcot.cli import main; sys.argv = ['mcot', *sys.argv[1:]]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print('peak_kb', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+        "status = open('/proc/self/status').read().split('VmHWM:')[1].split()[0]\n"
+        "print('peak_kb', status)"
     )
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
     done = subprocess.run(
@@ -59,5 +63,5 @@ def test_a_20000_record_hf_export_stays_under_the_bound(tmp_path: Path) -> None:
     assert f"exported {RECORDS} records" in done.stdout, done.stderr
     peak_mb = int(done.stdout.split("peak_kb")[-1]) / 1024
     written_mb = sum(path.stat().st_size for path in out.rglob("*") if path.is_file()) / 2**20
-    assert peak_mb < BOUND_MB
+    assert peak_mb < BOUND_MB, f"peak {peak_mb:.0f} MB"
     assert written_mb > 200 and peak_mb < written_mb + 150  # it holds batches, not the 240 MB it writes
