@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any
 
 from mcot.benchmarks.item import Item
@@ -65,14 +65,19 @@ def score_answer(item: Item, text: str) -> Any:
     return score
 
 
-def _run(coroutine: Coroutine[Any, Any, Any]) -> Any:
-    """Run a protocol's coroutine to its end, also from inside a running event loop (on a worker thread then)."""
+def _run(awaitable: Awaitable[Any]) -> Any:
+    """Return the result of a protocol's awaitable run to its end, also from inside a running event loop (on a
+    worker thread then)."""
+
+    async def wait() -> Any:
+        return await awaitable
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coroutine)
+        return asyncio.run(wait())
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
+        return pool.submit(asyncio.run, wait()).result()
 
 
 def _items(columns: Mapping[str, Any], count: int) -> list[Item]:

@@ -18,6 +18,7 @@ import inspect
 import re
 from functools import cache
 from pathlib import Path
+from types import GenericAlias
 from typing import Any, ClassVar, Literal, Union
 
 from mcot.env.episode import Episode, EpisodeError, Observation, item_from_row
@@ -150,7 +151,7 @@ def annotation(schema: dict[str, Any]) -> Any:
         return Union[tuple(options)] if len(options) > 1 else options[0]  # noqa: UP007
     if kind == "array":
         items = schema.get("items")
-        return list[annotation(items)] if isinstance(items, dict) and items else list[Any]
+        return GenericAlias(list, (annotation(items),)) if isinstance(items, dict) and items else list[Any]
     if kind == "object":
         return dict[str, Any]
     return _SCALARS.get(str(kind), Any)

@@ -50,7 +50,7 @@ _TRAJECTORIES: weakref.WeakKeyDictionary[Any, Episode] = weakref.WeakKeyDictiona
 """The episode of each trajectory of verl's agent loop, by its AgentData: gone when the trajectory is."""
 
 
-class CanvasTool(BaseTool):  # type: ignore[misc]
+class CanvasTool(BaseTool):
     """One mcot tool as a verl tool; every CanvasTool of a trajectory works on the same canvas."""
 
     def __init__(self, config: dict[str, Any], tool_schema: OpenAIFunctionToolSchema | None) -> None:
@@ -107,9 +107,9 @@ class CanvasTool(BaseTool):  # type: ignore[misc]
         if agent_data is not None:
             episode = _TRAJECTORIES.get(agent_data)
             if episode is None:
-                instance = _INSTANCES.get(instance_id) or _Instance()
-                item = instance.item or _item_of_trajectory(agent_data)
-                episode = self._open(item, instance.image or _prompt_image(agent_data, item))
+                given = _INSTANCES.get(instance_id) or _Instance()
+                item = given.item or _item_of_trajectory(agent_data)
+                episode = self._open(item, given.image or _prompt_image(agent_data, item))
                 _TRAJECTORIES[agent_data] = episode
             if instance_id in _INSTANCES:
                 _INSTANCES[instance_id].episode = episode

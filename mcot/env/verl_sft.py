@@ -13,7 +13,7 @@ from typing import Any
 from verl.utils.dataset.multiturn_sft_dataset import MultiTurnSFTDataset
 
 
-class SFTDataset(MultiTurnSFTDataset):  # type: ignore[misc]
+class SFTDataset(MultiTurnSFTDataset):
     """MultiTurnSFTDataset whose `tools` column (JSON text in mcot's export) is parsed into tool definitions."""
 
     def _read_files_and_process(self) -> None:

@@ -184,7 +184,7 @@ def _write_hf_metadata(folder: Path, schema: Any, view: ExportView, shards: list
     info = DatasetInfo(features=features, dataset_size=size)
     with (folder / HF_SPLIT / "dataset_info.json").open("wb") as handle:
         info._dump_info(handle, pretty_print=True)
-    state = {
+    state: dict[str, Any] = {
         "_data_files": [{"filename": name} for name in shards],
         "_fingerprint": secrets.token_hex(8),
         "_format_columns": None,
