@@ -13,7 +13,9 @@ class Budget:
     `max_output_tokens` counts over the whole item (None: unlimited); `max_tokens_per_call` is each call's
     own cap. `max_canvas_images` is how many of the latest canvas images stay in the model's context.
     `temperature` and `seed` go into every request of backends that take them (`seed` None: not sent).
-    Which tools are offered is the arm's business (`solve(..., tools=...)`), not the budget's.
+    `max_answer_chars` is the most of one model turn's text that is kept (in the answer, the trace and the
+    conversation): a longer text keeps its beginning and its end, where a final answer is written, and the
+    result says how much was cut. Which tools are offered is the arm's business (`solve(..., tools=...)`).
     """
 
     max_steps: int = 12
@@ -25,12 +27,15 @@ class Budget:
     seed: int | None = None
     observe_max_side: int = 1024
     observe_format: Literal["png", "jpeg"] = "png"
+    max_answer_chars: int = 1_000_000
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:
             raise ValueError(f"max_steps must be at least 1, got {self.max_steps}")
         if self.max_canvas_images < 1:
             raise ValueError(f"max_canvas_images must be at least 1, got {self.max_canvas_images}")
+        if self.max_answer_chars < 1000:
+            raise ValueError(f"max_answer_chars must be at least 1000, got {self.max_answer_chars}")
 
     def recursion_limit(self) -> int:
         """Return LangGraph's recursion limit for this budget: three graph steps per model turn, plus set-up."""

@@ -8,19 +8,26 @@ when its rest ends it is tried again, and one more fault rests it again. A 429 o
 or the account's affair, not the endpoint's, and rests nothing. When every endpoint rests, the one whose rest
 ends first is tried.
 
-URLs may carry credentials (`http://user:KEY@host/v1`): every URL this module reports (`counts()`,
-`Endpoint.public_url`) has its userinfo removed, and `scrub_userinfo` removes it from any text.
+URLs may carry credentials, in the userinfo (`http://user:KEY@host/v1`) or in the query string
+(`…/v1?api_key=KEY`): every URL this module reports (`counts()`, `Endpoint.public_url`) has them removed, and
+`scrub_url_secrets` removes them from any text.
+
+`probe(urls)` is the check a run makes before it starts: a TCP connection to each endpoint, a few seconds at
+most, so that a wrong `--base-url` stops the run at once instead of after minutes of retries.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
 import re
+import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from mcot.agents.retry import Failure
 
@@ -36,33 +43,54 @@ LONGEST_REST_S = 300.0
 """The longest rest of an endpoint, in seconds."""
 
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@]*@")
+_CREDENTIAL_NAME = r"(?:[\w.\-]*[_\-.])?(?:api[_\-]?key|key|token|secret|password|passwd|pwd|auth|authorization|signature|sig|credentials?|session)"
+_QUERY_CREDENTIAL = re.compile(rf"(?i)([?&;]{_CREDENTIAL_NAME}=)[^&#\s\"'<>]*")
+HIDDEN = "***"
+"""What stands where a credential was."""
 
 
 def public_url(url: str) -> str:
-    """Return a URL without its userinfo (`http://user:key@host/v1` → `http://host/v1`)."""
+    """Return a URL without its credentials: userinfo dropped, credential-like query values hidden.
+
+    `http://user:key@host/v1` → `http://host/v1`; `http://host/v1?api_key=K&x=1` → `http://host/v1?api_key=***&x=1`.
+    """
     parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    if "@" in parts.netloc:
+        parts = parts._replace(netloc=parts.netloc.rpartition("@")[2])
+    if parts.query:
+        parts = parts._replace(query=_QUERY_CREDENTIAL.sub(rf"\1{HIDDEN}", "?" + parts.query)[1:])
+    return urlunsplit(parts)
 
 
-def scrub_userinfo(text: str) -> str:
-    """Return text with the userinfo of every URL in it removed."""
-    return _USERINFO.sub(r"\1", text) if "@" in text else text
+def scrub_url_secrets(text: str) -> str:
+    """Return text with the userinfo of every URL in it removed and credential-like query values hidden."""
+    if "@" in text:
+        text = _USERINFO.sub(r"\1", text)
+    if "=" in text:
+        text = _QUERY_CREDENTIAL.sub(rf"\1{HIDDEN}", text)
+    return text
+
+
+scrub_userinfo = scrub_url_secrets
+"""The former name of `scrub_url_secrets` (it removed userinfo only)."""
 
 
 def url_secrets(urls: Sequence[str]) -> tuple[str, ...]:
-    """Return the credentials inside URLs' userinfo (the password, else the user name), as written and decoded."""
+    """Return the credentials inside URLs, as written and decoded: the userinfo's password (else its user name)
+    and the values of credential-like query parameters (`api_key`, `token`, `…_secret`, …)."""
     secrets: list[str] = []
     for url in urls:
         parts = urlsplit(url)
-        if "@" not in parts.netloc:
-            continue
-        userinfo = parts.netloc.rpartition("@")[0]
-        user, _, password = userinfo.partition(":")
-        secret = password or user
-        if secret:
-            secrets.extend({secret, unquote(secret)})
+        if "@" in parts.netloc:
+            userinfo = parts.netloc.rpartition("@")[0]
+            user, _, password = userinfo.partition(":")
+            secret = password or user
+            if secret:
+                secrets.extend(dict.fromkeys((secret, unquote(secret))))
+        for name, value in parse_qsl(parts.query, keep_blank_values=False):
+            if value and re.fullmatch(f"(?i){_CREDENTIAL_NAME}", name):
+                raw = re.search(rf"(?:^|[&;]){re.escape(name)}=([^&;#]*)", parts.query)
+                secrets.extend(dict.fromkeys((value, raw.group(1) if raw else value)))
     return tuple(secrets)
 
 
@@ -73,6 +101,54 @@ def endpoint_urls(base_url: str | Sequence[str] | None) -> tuple[str, ...]:
     if isinstance(base_url, str):
         return (base_url.strip(),) if base_url.strip() else ()
     return tuple(dict.fromkeys(url.strip() for url in base_url if url and url.strip()))
+
+
+PROBE_TIMEOUT_S = 5.0
+"""How long the check before a run waits for each endpoint's TCP connection."""
+
+
+async def probe(urls: Sequence[str], timeout_s: float = PROBE_TIMEOUT_S) -> dict[str, str | None]:
+    """Return {URL: None when a TCP connection to it could be made, else why not}, all endpoints at once.
+
+    A URL that a proxy setting covers is not probed (None): only the proxy could say whether it answers.
+    """
+
+    async def one(url: str) -> str | None:
+        parts = urlsplit(url)
+        host = parts.hostname
+        if not host or parts.scheme not in ("http", "https") or _proxied(parts.scheme, host):
+            return None
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        try:
+            async with asyncio.timeout(timeout_s):
+                _, writer = await asyncio.open_connection(host, port)
+        except TimeoutError:
+            return f"no connection within {timeout_s:g} s"
+        except OSError as exc:
+            return _why(exc)
+        writer.close()
+        return None
+
+    unique = endpoint_urls(urls)
+    found = await asyncio.gather(*(one(url) for url in unique))
+    return dict(zip(unique, found, strict=True))
+
+
+def _why(exc: OSError) -> str:
+    """Return the system's words for a failed connect ("Connection refused", "Name or service not known")."""
+    if isinstance(exc, socket.gaierror) or not exc.errno or exc.errno < 0:
+        return exc.strerror or str(exc) or type(exc).__name__
+    return os.strerror(exc.errno)
+
+
+def _proxied(scheme: str, host: str) -> bool:
+    """Return whether a proxy variable (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`) covers requests to `host`."""
+    names = (f"{scheme}_proxy", "all_proxy")
+    if not any(os.environ.get(name) or os.environ.get(name.upper()) for name in names):
+        return False
+    from urllib.request import proxy_bypass_environment  # type: ignore[attr-defined]
+
+    return not proxy_bypass_environment(host)
 
 
 def is_endpoint_fault(failure: Failure) -> bool:

@@ -27,7 +27,7 @@ class LoopState(TypedDict):
     status: str
     answer: str
     error: str | None
-    pending: list[dict[str, str]]
+    pending: list[dict[str, str | None]]
     changed: list[str]
     canvas_sha: str | None
 
@@ -60,13 +60,15 @@ async def model(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
         "status": status,
         "error": error,
         "answer": session.answer,
-        "pending": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls],
+        "pending": [{"id": c.id, "name": c.name, "arguments": c.arguments, "problem": c.problem} for c in calls],
     }
 
 
 async def tools(state: LoopState, runtime: Runtime[Session]) -> dict[str, Any]:
     """Run the pending tool calls on the canvas."""
-    calls = tuple(ToolCall(**c) for c in state["pending"])
+    calls = tuple(
+        ToolCall(str(c["id"]), str(c["name"]), str(c["arguments"]), c.get("problem")) for c in state["pending"]
+    )
     changed = await runtime.context.run_tools(calls)
     return {"pending": [], "changed": changed}
 

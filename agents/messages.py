@@ -46,26 +46,94 @@ class TextPart:
     text: str
 
 
+MAX_ARGUMENT_DEPTH = 32
+"""Tool arguments nested deeper than this are refused (the tools' own need three levels at most)."""
+
+
 @dataclass(frozen=True)
 class ToolCall:
-    """One tool call as the model wrote it; `arguments` is the raw JSON text (possibly malformed)."""
+    """One tool call as the model wrote it; `arguments` is the raw JSON text (possibly malformed).
+
+    `problem` says why the call came unusable off the wire (arguments sent as an object where the wire wants
+    JSON text, say); such a call is answered with a tool error, never run. Build calls from a response with
+    `wire_tool_call`, which takes any shape a server sends.
+    """
 
     id: str
     name: str
     arguments: str
+    problem: str | None = None
+
+    def argument_problem(self) -> str | None:
+        """Return why the arguments cannot be used (for the tool error the model reads), or None when they can."""
+        return self._parse()[1]
 
     def parsed_arguments(self) -> dict[str, Any] | None:
-        """Return the arguments as a dict, or None when they are not a JSON object."""
+        """Return the arguments as a dict, or None when they are not a usable JSON object."""
+        return self._parse()[0]
+
+    def _parse(self) -> tuple[dict[str, Any] | None, str | None]:
+        if self.problem is not None:
+            return None, self.problem
+        if not self.arguments.strip():
+            return {}, None
         try:
-            value = json.loads(self.arguments) if self.arguments.strip() else {}
+            value = json.loads(self.arguments)
+        except RecursionError:
+            return None, f"they are nested too deeply (at most {MAX_ARGUMENT_DEPTH} levels)"
         except ValueError:
-            return None
-        return value if isinstance(value, dict) else None
+            return None, f"they are not a JSON object ({self.arguments[:200]!r})"
+        if not isinstance(value, dict):
+            return None, f"they are not a JSON object ({self.arguments[:200]!r})"
+        if _deeper_than(value, MAX_ARGUMENT_DEPTH):
+            return None, f"they are nested too deeply (at most {MAX_ARGUMENT_DEPTH} levels)"
+        return value, None
 
     def arguments_for_trace(self) -> dict[str, Any] | str:
         """Return the parsed arguments where they parse, else the raw text."""
         parsed = self.parsed_arguments()
         return parsed if parsed is not None else self.arguments
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Return whether a parsed JSON value nests lists and objects more than `limit` levels deep (no recursion)."""
+    level: list[Any] = [value]
+    for _ in range(limit):
+        level = [child for node in level for child in (node.values() if isinstance(node, dict) else node)]
+        level = [child for child in level if isinstance(child, dict | list)]
+        if not level:
+            return False
+    return True
+
+
+def wire_tool_call(call_id: Any, name: Any, arguments: Any, index: int) -> ToolCall:
+    """Return a ToolCall from what a response holds, whatever its shapes (`index`: its place, for a missing id).
+
+    Arguments should be JSON text; an object in their place (some servers send one) is kept as text for the
+    trace and marked with a problem, as is anything else that is not text. A name that is not text becomes "".
+    """
+    problem = None
+    if isinstance(arguments, str):
+        text = arguments
+    elif arguments is None:
+        text = ""
+    else:
+        shape = "a JSON object" if isinstance(arguments, dict) else f"a JSON {type(arguments).__name__}"
+        problem = f"they came as {shape} where the wire format wants a string of JSON text"
+        text = _as_text(arguments)
+    return ToolCall(
+        id=call_id if isinstance(call_id, str) and call_id else f"call_{index}",
+        name=name if isinstance(name, str) else "",
+        arguments=text,
+        problem=problem,
+    )
+
+
+def _as_text(value: Any) -> str:
+    try:
+        return json.dumps(value, default=str)[:100_000]
+    except (ValueError, RecursionError):
+        return repr(type(value))
 
 
 @dataclass(frozen=True)

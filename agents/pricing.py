@@ -46,11 +46,14 @@ def price_for(provider: str, model: str) -> dict[str, float] | None:
 
 
 def cost_usd(provider: str, model: str, input_tokens: int, output_tokens: int) -> float | None:
-    """Return the cost in USD of the given token counts, or None for a model without a known price."""
+    """Return the cost in USD of the given token counts, or None for a model without a known price.
+
+    Negative counts cost nothing (the backends refuse them; a cost never lowers a budget).
+    """
     price = price_for(provider, model)
     if price is None:
         return None
-    return (input_tokens * price["input"] + output_tokens * price["output"]) / 1_000_000
+    return (max(input_tokens, 0) * price["input"] + max(output_tokens, 0) * price["output"]) / 1_000_000
 
 
 def image_cost_usd(
@@ -76,12 +79,12 @@ def image_cost_usd(
     tokens = entry.get("tokens")
     if tokens and usage and usage.get("output_tokens") is not None:
         details = usage.get("input_tokens_details") or {}
-        image_in = int(details.get("image_tokens") or 0)
-        text_in = int(details.get("text_tokens") or max(int(usage.get("input_tokens") or 0) - image_in, 0))
+        image_in = max(int(details.get("image_tokens") or 0), 0)
+        text_in = max(int(details.get("text_tokens") or max(int(usage.get("input_tokens") or 0) - image_in, 0)), 0)
         return (
             text_in * tokens["text_input"]
             + image_in * tokens["image_input"]
-            + int(usage["output_tokens"]) * tokens["output"]
+            + max(int(usage["output_tokens"]), 0) * tokens["output"]
         ) / 1_000_000
     per_quality = (entry.get("per_image") or {}).get(quality or entry.get("default_quality") or "")
     price = (per_quality or {}).get(size or entry.get("default_size") or "")

@@ -4,7 +4,11 @@ mcot owns retrying: the SDK clients are created with `max_retries=0`, so every r
 noted (attempt, reason, wait) for the trace. Retried: HTTP 408, 409, 429 and 5xx, timeouts, connection
 errors and response bodies that cannot be parsed. Anything else fails at once. A policy's `observer` hears
 the outcome of every attempt (None for a success, the Failure otherwise), which is how the runner learns of
-overload (`is_overload`) and paces itself.
+overload (`is_overload`) and paces itself; an observer that also has `halt_reason()` is asked before each
+retry whether to stop retrying (the run's circuit breaker, `mcot.breaker`).
+
+A failure's reason is redacted (keys, credentials) before it is shortened for notes and errors, so a secret that
+whitespace changes would have hidden is removed while it is still whole.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ class Failure:
 
     `overloaded`: the provider said it is overloaded whatever the status (Anthropic's `overloaded_error`).
     `unreachable`: no answer came back (connection refused or dropped, time-out), which says more about
-    the endpoint than about the request.
+    the endpoint than about the request. `cannot_connect`: not even a connection could be made (refused,
+    unknown host, no route), what the run's circuit breaker counts.
     """
 
     retryable: bool
@@ -40,6 +45,7 @@ class Failure:
     retry_after_s: float | None = None
     overloaded: bool = False
     unreachable: bool = False
+    cannot_connect: bool = False
 
 
 def is_overload(failure: Failure) -> bool:
@@ -90,6 +96,16 @@ def retry_after_seconds(headers: Any) -> float | None:
         return max(parsed.timestamp() - time.time(), 0.0) if parsed is not None else None
 
 
+REASON_WIDTH = 300
+"""The longest failure reason kept in notes and errors (characters, after redaction)."""
+
+
+def shorten(text: str, limit: int = REASON_WIDTH) -> str:
+    """Return text on one line (whitespace runs as one space), cut to `limit` characters with an ellipsis."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def status_is_retryable(status: int) -> bool:
     """Return whether an HTTP status is worth another try."""
     return status in RETRY_STATUSES or status >= 500
@@ -105,9 +121,11 @@ async def call_with_retries(
     """Return the first successful result of `attempt_fn`, appending one note per retry to `notes`.
 
     `classify` maps an exception to a Failure (None: not a provider failure, re-raised as is). Raises
-    ModelError when a failure is not retryable or the tries are spent. `policy.observer` hears every outcome.
+    ModelError when a failure is not retryable, the tries are spent, or the observer's `halt_reason()` gives
+    a reason to stop. `policy.observer` hears every outcome.
     """
     observer = policy.observer
+    halt = getattr(observer, "halt_reason", None)
     attempt = 0
     while True:
         attempt += 1
@@ -117,12 +135,19 @@ async def call_with_retries(
             failure = classify(exc)
             if failure is None:
                 raise
-            reason = redact(failure.reason)
+            reason = shorten(redact(failure.reason))
             if observer is not None:  # told the redacted reason: the runner may print or relay it
                 _tell(observer, failure if reason == failure.reason else replace(failure, reason=reason))
             if not failure.retryable or attempt >= policy.max_tries:
                 spent = f" after {attempt} tries" if failure.retryable else ""
                 raise ModelError(f"model call failed{spent}: {reason}", status=failure.status, retries=notes) from None
+            stop = _halt_reason(halt)
+            if stop:
+                raise ModelError(
+                    f"model call failed after {attempt} tries: {reason}; not retried: {stop}",
+                    status=failure.status,
+                    retries=notes,
+                ) from None
             wait = policy.delay(attempt, failure.retry_after_s)
             notes.append({"attempt": attempt, "status": failure.status, "error": reason, "wait_s": round(wait, 3)})
             await policy.sleep(wait)
@@ -130,6 +155,15 @@ async def call_with_retries(
             if observer is not None:
                 _tell(observer, None)
             return result
+
+
+def _halt_reason(halt: Callable[[], str | None] | None) -> str | None:
+    if halt is None:
+        return None
+    try:
+        return halt()
+    except Exception:
+        return None  # as with the observer: a bug there never ends a call
 
 
 def _tell(observer: Callable[[Failure | None], None], outcome: Failure | None) -> None:

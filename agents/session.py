@@ -64,10 +64,11 @@ def blob_path(sha: str, suffix: str = ".png") -> str:
 
 def image_part(path: Path, *, canvas: bool = False) -> ImagePart:
     """Return an image file as an ImagePart: PNG, JPEG, GIF and WEBP as they are, other formats as PNG."""
+    from mcot.benchmarks.inputs import read_image_file
     from mcot.canvas import MAX_PIXELS, CanvasError
     from PIL import Image
 
-    data = Path(path).read_bytes()
+    data = read_image_file(path)  # a regular file, opened without blocking: a named pipe would hang the thread
     with Image.open(io.BytesIO(data)) as image:
         if image.width * image.height > MAX_PIXELS:  # checked before decoding: a decompression bomb stops here
             raise CanvasError(
@@ -118,6 +119,10 @@ class Session:
     output_image: str | None = None
     """For an item whose answer is an image: the run-relative blob path of the final canvas (set by `finish`)."""
     redact: Callable[[str], str] = lambda s: s
+    empty_answer: bool = False
+    """The model's last turn was a well-formed empty answer (no text, no tool calls, a stop reason)."""
+    cut_chars: int = 0
+    """Characters of model text left out because a turn passed `Budget.max_answer_chars`."""
 
     @property
     def hints(self) -> dict[str, Any]:
@@ -161,9 +166,13 @@ class Session:
         self.messages = [system(prompt), user(note, image, *extra, task)]
 
     def _open_canvas(self, path: Path | None) -> Any:
+        from mcot.benchmarks.inputs import check_regular
         from mcot.canvas import Canvas
 
-        return Canvas.from_path(path) if path is not None else Canvas(size=BLANK_CANVAS)
+        if path is None:
+            return Canvas(size=BLANK_CANVAS)
+        check_regular(path, what="image")  # the canvas opens the path itself: a named pipe would hang it
+        return Canvas.from_path(path)
 
     def _observe(self, template: str, changed: list[str]) -> tuple[str, ImagePart]:
         c = self.canvas
@@ -219,6 +228,7 @@ class Session:
             self.recorder.add("model", error=message, latency_s=_secs(started), **keyed)
             return "error", message, ()
         self.turns += 1
+        text = self._kept(response.text)
         usage = response.usage
         self.input_tokens += usage.input_tokens
         self.output_tokens += usage.output_tokens
@@ -230,7 +240,7 @@ class Session:
         calls = response.tool_calls if self.tools is not None else ()
         self.recorder.add(
             "model",
-            text=response.text,
+            text=text,
             tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments_for_trace()} for c in calls],
             usage={"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
             latency_s=_secs(started),
@@ -240,17 +250,28 @@ class Session:
             tool_calls_in_text=response.tool_calls_in_text,
             **keyed,
         )
-        parts: list[Any] = [TextPart(response.text)] if response.text else []
+        parts: list[Any] = [TextPart(text)] if text else []
         self.messages.append(Message("assistant", parts, calls, response.tool_calls_in_text))
-        if response.text.strip():
-            self.answer = response.text
+        if text.strip():
+            self.answer = text
         if not calls:
+            self.empty_answer = not text.strip()
             return "ok", None, ()
         if self.turns >= b.max_steps:
             return "budget", f"step budget spent: {b.max_steps} model turns, tool calls still pending", ()
         if b.max_output_tokens is not None and self.output_tokens >= b.max_output_tokens:
             return "budget", f"output-token budget spent: {self.output_tokens} of {b.max_output_tokens}", ()
         return "running", None, calls
+
+    def _kept(self, text: str) -> str:
+        """Return a turn's text within `Budget.max_answer_chars`: its beginning and its end, the middle noted."""
+        limit = self.budget.max_answer_chars
+        if len(text) <= limit:
+            return text
+        cut = len(text) - limit
+        self.cut_chars += cut
+        head = limit // 2
+        return f"{text[:head]}\n[… {cut:,} characters left out: the answer is longer than mcot keeps …]\n{text[-(limit - head):]}"
 
     # --- tools -----------------------------------------------------------------------------------------
     async def run_tools(self, calls: tuple[ToolCall, ...]) -> list[str]:
@@ -297,7 +318,7 @@ class Session:
         arguments = call.parsed_arguments()
         if arguments is None:
             message = (
-                f"the arguments of {call.name} are not a JSON object ({call.arguments[:200]!r}); "
+                f"the arguments of {call.name} cannot be used: {call.argument_problem()}; "
                 "send one JSON object that matches the tool's schema"
             )
             return ToolOutcome(ok=False, text=message, error=message)
@@ -338,9 +359,9 @@ class Session:
 
 def drawn_by(tool: str) -> DrawnBy:
     """Return who drew a tool step's geometry: "model" for a canvas operation, "tool" for any other tool."""
-    from mcot.tools.canvas_ops import CANVAS_TOOLS
+    from mcot.tools.canvas_ops import canvas_tools
 
-    return "model" if tool in CANVAS_TOOLS else "tool"
+    return "model" if tool in canvas_tools() else "tool"
 
 
 def _hashed(image: ImagePart, sha256: str) -> ImagePart:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
@@ -39,6 +40,10 @@ class Prediction:
 
     A prediction that is an image (a generator's, or an edited diagram's final canvas) also carries `images`
     (run-relative blob paths, `blobs/<sha>.png`, the first being the answer) and `image_meta` (one dict per image).
+
+    `empty`: the model's final turn was a well-formed empty answer (a stop reason, no text, no tool call): an
+    answer (status ok) that the record flags (`"empty": true`) so that a report can count it. `cut_chars`: how
+    many characters of the model's text were left out under `Budget.max_answer_chars` (`"cut_chars"` when any).
     """
 
     status: Status
@@ -49,6 +54,8 @@ class Prediction:
     error: str | None = None
     images: list[str] = field(default_factory=list)
     image_meta: list[dict[str, Any]] = field(default_factory=list)
+    empty: bool = False
+    cut_chars: int = 0
 
     def to_record(self) -> dict[str, Any]:
         """Return the fields of a results.jsonl line the prediction owns (with `images`, `image`, `image_meta` if any)."""
@@ -64,6 +71,10 @@ class Prediction:
             record["images"] = list(self.images)
             record["image"] = self.images[0]
             record["image_meta"] = list(self.image_meta)
+        if self.empty:
+            record["empty"] = True
+        if self.cut_chars:
+            record["cut_chars"] = self.cut_chars
         return record
 
 
@@ -102,7 +113,7 @@ async def solve(
         blobs=blobs if blobs is not None else MemoryBlobs(),
         toolbox=box,
         tools=toolset(box, offered) if offered else None,
-        redact=redactor(getattr(backend, "_key", None)),
+        redact=_redactor_of(backend),
     )
     started = time.perf_counter()
     status: Status
@@ -148,9 +159,19 @@ async def solve(
         error=error,
         images=[output] if output else [],
         image_meta=[{"source": "canvas", **_size(session.canvas)}] if output else [],
+        empty=status == "ok" and session.empty_answer,
+        cut_chars=session.cut_chars,
     )
     # a copy: after a timeout a tool thread may still be finishing and must not change what is returned
     return prediction, Trace(list(session.recorder.trace.steps))
+
+
+def _redactor_of(backend: ModelBackend) -> Callable[[str], str]:
+    """Return the backend's own redaction (its key and URL credentials) when it has one, else one for its key."""
+    own = getattr(backend, "redact", None)
+    if callable(own):
+        return own
+    return redactor(getattr(backend, "_key", None))
 
 
 def _paid_cost(backend: ModelBackend, session: Session) -> float | None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
 from mcot.benchmarks.files import temporary_dir
+from mcot.benchmarks.inputs import InputFileError, excerpt, open_regular
 from pydantic import BaseModel, ConfigDict, Field
 
 AnswerType = Literal["choice", "number", "text", "yesno", "rating", "image"]
@@ -92,28 +93,48 @@ def contained_path(root: Path, relative: str, owner: str = "an item") -> Path:
 
 
 def iter_items(directory: Path) -> Iterator[Item]:
-    """Yield the items of an items directory in file order; raise ItemError naming the bad line."""
+    """Yield the items of an items directory in file order; raise ItemError naming the file and the bad line.
+
+    A line that is not UTF-8 is refused with its line number and the byte's column; items.jsonl must be a
+    regular file (a named pipe would block the reader).
+    """
     path = Path(directory) / ITEMS_FILE
-    if not path.is_file():
+    if not path.exists():
         raise ItemError(f"{path} not found: an items directory holds items.jsonl and images/")
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    try:
+        handle = open_regular(path, what="items file")
+    except InputFileError as exc:
+        raise ItemError(str(exc)) from exc
+    except OSError as exc:
+        raise ItemError(f"{path} cannot be read ({exc.strerror or exc})") from exc
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ItemError(
+                    f"{path}:{number}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
+                    "items files are UTF-8"
+                ) from None
             if not line.strip():
                 continue
             try:
                 yield Item.model_validate_json(line)
             except ValueError as exc:
-                first = str(exc).splitlines()[0]
+                first = excerpt(str(exc).splitlines()[0])
                 raise ItemError(f"{path}:{number}: not a valid item ({first})") from exc
 
 
 def read_items(directory: Path) -> list[Item]:
-    """Return all items of an items directory; ids must be unique."""
+    """Return all items of an items directory; ids must be unique, and there must be at least one item."""
     items = list(iter_items(directory))
+    path = Path(directory) / ITEMS_FILE
+    if not items:
+        raise ItemError(f"{path} holds no items: there is nothing to run, score or view")
     seen: set[str] = set()
     for item in items:
         if item.id in seen:
-            raise ItemError(f"{Path(directory) / ITEMS_FILE}: duplicate item id {item.id!r}")
+            raise ItemError(f"{path}: duplicate item id {excerpt(item.id)!r}")
         seen.add(item.id)
     return items
 

@@ -11,17 +11,20 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from mcot.canvas import _render
 from mcot.canvas import _validate as v
-from mcot.canvas._elements import build_props, transformed, updated_props
+from mcot.canvas._editing_ops import DEFAULT_ZOOM
+from mcot.canvas._elements import anchors, build_props, transformed, updated_props
 from mcot.canvas._errors import CanvasError
-from mcot.canvas._geometry import Affine, reflection, rotation, scaling, translation
 from mcot.canvas._image import check_size, flatten, open_image
 from mcot.canvas._limits import MAX_ELEMENTS, MAX_SCALE, MAX_SIDE, MAX_ZOOM, MAX_ZOOM_SIDE, MIN_GRID_STEP
+from mcot.canvas._ops import find_op, op_spec, record_ops
 from mcot.canvas._png import encode_png
+from mcot.canvas._style import default_grid_step
 from mcot.canvas._svg import svg_document
 from mcot.canvas._types import Element, Observation, Snapshot
 from PIL import Image
+
+from mcot.geometry import Affine, reflection, rotation, scaling, translation
 
 PNG_LEVEL = 1
 """zlib level for every PNG the canvas encodes: level 1 is several times cheaper than the default at a
@@ -29,25 +32,6 @@ modest size cost, and encoding dominates the cost of a step."""
 
 JPEG_QUALITY = 85
 """Quality of JPEG observations."""
-
-OPS = (
-    "draw_line",
-    "mark_point",
-    "trace_path",
-    "draw_arrow",
-    "draw_circle",
-    "draw_polygon",
-    "add_text",
-    "transform",
-    "update_element",
-    "remove_element",
-    "undo",
-    "redo",
-    "show_grid",
-)
-"""Operation names that appear in op records (the DESIGN.md canvas tool names plus redo)."""
-
-_TRANSFORMS = ("translate", "rotate", "reflect", "scale")
 
 
 @dataclass
@@ -81,7 +65,10 @@ class Canvas:
 
     Drawing operations validate their arguments, apply atomically, append one JSON record to ``log`` and
     return the new element's id (``e1``, ``e2``, ... in creation order). Rendering happens only when an image
-    is asked for (``snapshot``, ``observe``, ``zoom``) and is cached per version.
+    is asked for (``snapshot``, ``observe``, ``zoom``) and is cached per version. The operations are those of
+    the op table (``mcot.canvas.op_specs``): ``draw`` runs any drawing op by name, declared ones included.
+    A blank canvas allocates its pixels (and loads cairo) only when something is first rendered, so replaying
+    a log to read its elements costs no raster work.
     """
 
     def __init__(self, base: Image.Image | None = None, size: tuple[int, int] | None = None) -> None:
@@ -92,16 +79,18 @@ class Canvas:
                 raise CanvasError(
                     f"base must be a PIL image, got {type(base).__name__}; use Canvas.from_path for files"
                 )
-            image = flatten(base)
+            image: Image.Image | None = flatten(base)
+            width, height = base.size
         else:
             if isinstance(size, str | bytes) or not isinstance(size, Sequence) or len(size) != 2:
                 raise CanvasError(f"size must be (width, height) in pixels, got {size!r}")
             width = v.integer("width", size[0], low=1, high=MAX_SIDE)
             height = v.integer("height", size[1], low=1, high=MAX_SIDE)
             check_size(width, height, what="the canvas", pixel_limit=False)
-            image = Image.new("RGB", (width, height), (255, 255, 255))
-        self._base = image
-        self._base_surface, self._base_buf = _render.surface_from_image(image)
+            image = None  # white, made when first needed
+        self._size = (width, height)
+        self._base_image = image
+        self._base_pixels: tuple[Any, bytearray] | None = None  # the base as a cairo surface and its buffer
         self._elements: dict[str, Element] = {}
         self._next = 1
         self._grid: int | None = None
@@ -132,13 +121,14 @@ class Canvas:
             canvas.apply(record)
         return canvas
 
-    def apply(self, record: Mapping[str, Any]) -> None:
-        """Apply one op record ``{"op", "args", "id"?}`` as written to ``log``."""
+    def apply(self, record: Mapping[str, Any]) -> str | None:
+        """Apply one op record ``{"op", "args", "id"?}`` as written to ``log``; return the id it created, if any."""
         if not isinstance(record, Mapping) or not isinstance(record.get("op"), str):
             raise CanvasError(f"an op record must be a dict with 'op' and 'args', got {record!r}")
         op, args = record["op"], record.get("args", {})
-        if op not in OPS:
-            raise CanvasError(f"unknown canvas operation {op!r}; known: {', '.join(OPS)}")
+        spec = find_op(op)
+        if spec is None or not spec.changes_canvas:
+            raise CanvasError(f"unknown canvas operation {op!r}; known: {', '.join(record_ops())}")
         if not isinstance(args, Mapping):
             raise CanvasError(f"'args' of a {op} record must be a dict, got {args!r}")
         expected = record.get("id")
@@ -147,32 +137,37 @@ class Canvas:
                 f"the record creates {expected!r} but this canvas would name the element 'e{self._next}'; "
                 "apply records in their original order to a canvas built on the same base"
             )
-        method = getattr(self, op)
+        before = self._next
+        if spec.creates:
+            return self.draw(op, **args)
         try:
-            result = method(**args)
+            result = getattr(self, op)(**args)
         except TypeError as exc:
             raise CanvasError(f"bad arguments for {op}: {exc}") from exc
         if result is False:
             raise CanvasError(
                 f"the record says {op} but there is nothing to {op} here; the records do not match this canvas"
             )
+        return f"e{before}" if self._next > before else None
 
     # ----------------------------------------------------------------- read-only views
 
     @property
     def width(self) -> int:
         """Return the canvas width in pixels."""
-        return self._base.width
+        return self._size[0]
 
     @property
     def height(self) -> int:
         """Return the canvas height in pixels."""
-        return self._base.height
+        return self._size[1]
 
     @property
     def base(self) -> Image.Image:
         """Return the RGB base image (do not modify it)."""
-        return self._base
+        if self._base_image is None:
+            self._base_image = Image.new("RGB", self._size, (255, 255, 255))
+        return self._base_image
 
     @property
     def elements(self) -> Mapping[str, Element]:
@@ -196,75 +191,40 @@ class Canvas:
 
     # ----------------------------------------------------------------- drawing
 
-    def draw_line(
-        self,
-        start: Sequence[float],
-        end: Sequence[float],
-        *,
-        color: str = "red",
-        width: float = 3.0,
-        dashed: bool = False,
-    ) -> str:
-        """Draw a segment from ``start`` to ``end``; return the new element id."""
-        return self._create(
-            "line", "draw_line", {"start": start, "end": end, "color": color, "width": width, "dashed": dashed}
-        )
+    def draw(self, op: str, **args: Any) -> str:
+        """Run the drawing op ``op`` of the op table with ``args`` (its defaults fill the rest); return the new id."""
+        spec = op_spec(op)
+        if not spec.creates or spec.element is None:
+            raise CanvasError(f"{op} is not a drawing operation; call it as canvas.{op}(...)")
+        return self._create(spec.element.name, op, args)
 
-    def mark_point(
-        self, at: Sequence[float], *, label: str | None = None, color: str = "red", radius: float = 5.0
-    ) -> str:
-        """Put a filled marker (with an optional label) at ``at``; return the new element id."""
-        return self._create("point", "mark_point", {"at": at, "label": label, "color": color, "radius": radius})
+    def draw_line(self, start: Sequence[float], end: Sequence[float], **style: Any) -> str:
+        """Draw a segment from ``start`` to ``end`` (``color``, ``width``, ``dashed``); return the new element id."""
+        return self.draw("draw_line", start=start, end=end, **style)
 
-    def trace_path(
-        self,
-        points: Sequence[Sequence[float]],
-        *,
-        closed: bool = False,
-        arrow: bool = False,
-        color: str = "red",
-        width: float = 3.0,
-    ) -> str:
-        """Draw a polyline through ``points`` (closed, or with an arrowhead at the end); return its id."""
-        args = {"points": points, "closed": closed, "arrow": arrow, "color": color, "width": width}
-        return self._create("path", "trace_path", args)
+    def mark_point(self, at: Sequence[float], **style: Any) -> str:
+        """Put a filled marker at ``at`` (``label``, ``color``, ``radius``); return the new element id."""
+        return self.draw("mark_point", at=at, **style)
 
-    def draw_arrow(
-        self, start: Sequence[float], end: Sequence[float], *, color: str = "red", width: float = 3.0
-    ) -> str:
-        """Draw an arrow from ``start`` with its head at ``end``; return the new element id."""
-        return self._create("arrow", "draw_arrow", {"start": start, "end": end, "color": color, "width": width})
+    def trace_path(self, points: Sequence[Sequence[float]], **style: Any) -> str:
+        """Draw a polyline through ``points`` (``closed``, ``arrow``, ``color``, ``width``); return its id."""
+        return self.draw("trace_path", points=points, **style)
 
-    def draw_circle(
-        self,
-        center: Sequence[float],
-        radius: float,
-        *,
-        color: str = "red",
-        width: float = 3.0,
-        fill: str | None = None,
-        opacity: float = 1.0,
-    ) -> str:
-        """Draw a circle outline (filled with ``fill`` at ``opacity`` when given); return its id."""
-        args = {"center": center, "radius": radius, "color": color, "width": width, "fill": fill, "opacity": opacity}
-        return self._create("circle", "draw_circle", args)
+    def draw_arrow(self, start: Sequence[float], end: Sequence[float], **style: Any) -> str:
+        """Draw an arrow from ``start`` with its head at ``end`` (``color``, ``width``); return its id."""
+        return self.draw("draw_arrow", start=start, end=end, **style)
 
-    def draw_polygon(
-        self,
-        points: Sequence[Sequence[float]],
-        *,
-        color: str = "red",
-        width: float = 3.0,
-        fill: str | None = None,
-        opacity: float = 0.3,
-    ) -> str:
-        """Draw a closed polygon outlined in ``color`` and filled with ``fill`` (default: ``color``) at ``opacity``."""
-        args = {"points": points, "color": color, "width": width, "fill": fill, "opacity": opacity}
-        return self._create("polygon", "draw_polygon", args)
+    def draw_circle(self, center: Sequence[float], radius: float, **style: Any) -> str:
+        """Draw a circle outline (``color``, ``width``; filled when ``fill`` is given, at ``opacity``); return its id."""
+        return self.draw("draw_circle", center=center, radius=radius, **style)
 
-    def add_text(self, at: Sequence[float], text: str, *, color: str = "red", size: float = 16.0) -> str:
-        """Write ``text`` with its top-left corner at ``at``; return the new element id."""
-        return self._create("text", "add_text", {"at": at, "text": text, "color": color, "size": size})
+    def draw_polygon(self, points: Sequence[Sequence[float]], **style: Any) -> str:
+        """Draw a closed polygon outlined in ``color``, filled with ``fill`` (default: ``color``) at ``opacity``."""
+        return self.draw("draw_polygon", points=points, **style)
+
+    def add_text(self, at: Sequence[float], text: str, **style: Any) -> str:
+        """Write ``text`` with its top-left corner at ``at`` (``color``, ``size``); return the new element id."""
+        return self.draw("add_text", at=at, text=text, **style)
 
     # ----------------------------------------------------------------- editing
 
@@ -299,7 +259,9 @@ class Canvas:
         if region is not None:
             box = self._clip_region(v.region("region", region))
             args["region"] = box
-            source = Element(id=f"e{self._next}", kind="patch", props=build_props("patch", {"region": box}))
+            source = Element(
+                id=f"e{self._next}", kind="patch", props=build_props("patch", {"region": box}, "transform")
+            )
             targets = [source]
             self._check_room(1)
         else:
@@ -365,7 +327,7 @@ class Canvas:
         resolved: int | None = None
         if on:
             if step is None:
-                resolved = _render.default_grid_step(self.width, self.height)
+                resolved = default_grid_step(self.width, self.height)
             else:
                 resolved = v.integer("step", step, low=MIN_GRID_STEP, high=max(MIN_GRID_STEP, self.width, self.height))
         elif step is not None:
@@ -455,7 +417,7 @@ class Canvas:
         self._observations[key] = result
         return result
 
-    def zoom(self, region: Sequence[float], factor: float = 2.0) -> Image.Image:
+    def zoom(self, region: Sequence[float], factor: float = DEFAULT_ZOOM) -> Image.Image:
         """Return the rendered ``region`` magnified by ``factor`` as a new image; the canvas is unchanged."""
         x0, y0, x1, y1 = self._clip_region(v.region("region", region))
         factor = v.number("factor", factor, low=0.0, high=MAX_ZOOM, low_open=True)
@@ -473,12 +435,12 @@ class Canvas:
 
     def svg(self) -> str:
         """Return the vector layer (elements, and the grid when shown) as an SVG document."""
-        return svg_document(self.width, self.height, self._elements.values(), self._base, self._grid)
+        return svg_document(self.width, self.height, self._elements.values(), self.base, self._grid)
 
     # ----------------------------------------------------------------- internals
 
     def _create(self, kind: str, op: str, given: dict[str, Any]) -> str:
-        props = build_props(kind, given)
+        props = build_props(kind, given, op)
         self._check_room(1)
         element = Element(id=f"e{self._next}", kind=kind, props=props)
         record = {"op": op, "args": _json_copy(props), "id": element.id}
@@ -572,14 +534,18 @@ class Canvas:
         """Return the current rendering (base, elements, grid) as an RGB image, cached per version."""
         if self._image is not None and self._image[0] == self._version:
             return self._image[1]
+        from mcot.canvas import _render
+
+        base_surface, base_buffer = self._pixels()
         if self._surface is None:
-            self._surface, self._surface_buf = _render.copy_surface(self._base_buf, self.width, self.height)
-            _render.draw_elements(self._surface, list(self._elements.values()), self._base_surface)
+            self._surface, self._surface_buf = _render.copy_surface(base_buffer, self.width, self.height)
+            _render.draw_elements(self._surface, list(self._elements.values()), base_surface)
             self._pending = []
         elif self._pending:
-            _render.draw_elements(self._surface, self._pending, self._base_surface)
+            _render.draw_elements(self._surface, self._pending, base_surface)
             self._pending = []
         buffer = self._surface_buf
+        assert buffer is not None
         if self._grid is not None:
             surface, buffer = _render.copy_surface(buffer, self.width, self.height)
             _render.paint_grid(surface, self.width, self.height, self._grid)
@@ -587,10 +553,21 @@ class Canvas:
         self._image = (self._version, image)
         return image
 
+    def _pixels(self) -> tuple[Any, bytearray]:
+        """Return the base as a cairo surface and the buffer behind it, made on first use."""
+        if self._base_pixels is None:
+            from mcot.canvas import _render
+
+            self._base_pixels = _render.surface_from_image(self.base)
+        return self._base_pixels
+
     def render_full(self) -> Image.Image:
         """Return a rendering made from scratch, bypassing every cache (for checks that caching changes nothing)."""
-        surface, buffer = _render.copy_surface(self._base_buf, self.width, self.height)
-        _render.draw_elements(surface, list(self._elements.values()), self._base_surface)
+        from mcot.canvas import _render
+
+        base_surface, base_buffer = self._pixels()
+        surface, buffer = _render.copy_surface(base_buffer, self.width, self.height)
+        _render.draw_elements(surface, list(self._elements.values()), base_surface)
         if self._grid is not None:
             _render.paint_grid(surface, self.width, self.height, self._grid)
         return _render.image_from_buffer(buffer, self.width, self.height)
@@ -605,22 +582,9 @@ _TRANSFORM_HELP = {
 
 
 def _center(targets: list[Element]) -> list[float]:
-    """Return the centre of the bounding box of the targets' defining points (anchors, vertices, regions)."""
-    xs: list[float] = []
-    ys: list[float] = []
-    for e in targets:
-        p = e.props
-        pts: list[list[float]] = []
-        for key in ("at", "start", "end", "center"):
-            if key in p:
-                pts.append(p[key])
-        pts.extend(p.get("points", []))
-        if e.kind == "patch":
-            x0, y0, x1, y1 = p["region"]
-            m = Affine(*p["matrix"])
-            pts.extend(m.apply(q) for q in ([x0, y0], [x1, y0], [x1, y1], [x0, y1]))
-        xs.extend(q[0] for q in pts)
-        ys.extend(q[1] for q in pts)
+    """Return the centre of the bounding box of the targets' anchors (their points, vertices, patch corners)."""
+    pts = [q for e in targets for q in anchors(e)]
+    xs, ys = [q[0] for q in pts], [q[1] for q in pts]
     return [round((min(xs) + max(xs)) / 2, 9), round((min(ys) + max(ys)) / 2, 9)]
 
 

@@ -1,135 +1,32 @@
-"""Element kinds: their properties, defaults, validation and how each kind moves under a transform."""
+"""Element properties from the op table: canonical properties, edits, and how an element moves under a transform."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from mcot.canvas import _validate as v
 from mcot.canvas._errors import CanvasError
-from mcot.canvas._geometry import Affine
-from mcot.canvas._limits import MAX_MARKER_RADIUS, MAX_RADIUS, MAX_TEXT_SIZE, MAX_WIDTH
+from mcot.canvas._ops import REQUIRED, element_kind, kind_properties
 from mcot.canvas._types import Element
 
-Validator = Callable[[str, Any], Any]
-REQUIRED = object()
-"""Marks a property that has no default."""
+from mcot.geometry import Affine, Vec
+
+_NDIGITS = 9
+"""Transformed coordinates are rounded to this many decimals so that 90-degree turns land on exact values."""
 
 
-def _optional_color(name: str, value: Any) -> str | None:
-    return None if value is None else v.color(name, value)
+def build_props(kind: str, given: Mapping[str, Any], op: str | None = None) -> dict[str, Any]:
+    """Return the full canonical property dict of a new element of ``kind`` (defaults filled in).
 
-
-def _label(name: str, value: Any) -> str | None:
-    return None if value is None else v.text(name, value, allow_empty=True)
-
-
-def _width(name: str, value: Any) -> float:
-    return v.number(name, value, low=0.0, high=MAX_WIDTH, low_open=True)
-
-
-def _marker_radius(name: str, value: Any) -> float:
-    return v.number(name, value, low=0.0, high=MAX_MARKER_RADIUS, low_open=True)
-
-
-def _radius(name: str, value: Any) -> float:
-    return v.number(name, value, low=0.0, high=MAX_RADIUS, low_open=True)
-
-
-def _opacity(name: str, value: Any) -> float:
-    return v.number(name, value, low=0.0, high=1.0)
-
-
-def _font_size(name: str, value: Any) -> float:
-    return v.number(name, value, low=0.0, high=MAX_TEXT_SIZE, low_open=True)
-
-
-def _path_points(name: str, value: Any) -> list[list[float]]:
-    return v.points(name, value, minimum=2)
-
-
-def _polygon_points(name: str, value: Any) -> list[list[float]]:
-    return v.points(name, value, minimum=3)
-
-
-def _matrix(name: str, value: Any) -> list[float]:
-    if isinstance(value, str | bytes) or not isinstance(value, list | tuple) or len(value) != 6:
-        raise CanvasError(f"{name} must be six numbers [a, b, c, d, e, f] (a cairo-style affine matrix), got {value!r}")
-    m = [v.number(f"{name}[{i}]", x, low=-1e7, high=1e7) for i, x in enumerate(value)]
-    if abs(m[0] * m[3] - m[1] * m[2]) < 1e-12:
-        raise CanvasError(f"{name} {m} is singular (it collapses the patch); use an invertible matrix")
-    return m
-
-
-def _patch_region(name: str, value: Any) -> list[int]:
-    if isinstance(value, str | bytes) or not isinstance(value, list | tuple) or len(value) != 4:
-        raise CanvasError(f"{name} must be [x0, y0, x1, y1], got {value!r}")
-    return [v.integer(f"{name}[{i}]", x, low=0, high=1 << 20) for i, x in enumerate(value)]
-
-
-KINDS: dict[str, dict[str, tuple[Validator, Any]]] = {
-    "point": {
-        "at": (v.point, REQUIRED),
-        "label": (_label, None),
-        "color": (v.color, "red"),
-        "radius": (_marker_radius, 5.0),
-    },
-    "line": {
-        "start": (v.point, REQUIRED),
-        "end": (v.point, REQUIRED),
-        "color": (v.color, "red"),
-        "width": (_width, 3.0),
-        "dashed": (v.boolean, False),
-    },
-    "path": {
-        "points": (_path_points, REQUIRED),
-        "closed": (v.boolean, False),
-        "arrow": (v.boolean, False),
-        "color": (v.color, "red"),
-        "width": (_width, 3.0),
-    },
-    "arrow": {
-        "start": (v.point, REQUIRED),
-        "end": (v.point, REQUIRED),
-        "color": (v.color, "red"),
-        "width": (_width, 3.0),
-    },
-    "circle": {
-        "center": (v.point, REQUIRED),
-        "radius": (_radius, REQUIRED),
-        "color": (v.color, "red"),
-        "width": (_width, 3.0),
-        "fill": (_optional_color, None),
-        "opacity": (_opacity, 1.0),
-    },
-    "polygon": {
-        "points": (_polygon_points, REQUIRED),
-        "color": (v.color, "red"),
-        "width": (_width, 3.0),
-        "fill": (_optional_color, None),
-        "opacity": (_opacity, 0.3),
-    },
-    "text": {
-        "at": (v.point, REQUIRED),
-        "text": (v.text, REQUIRED),
-        "color": (v.color, "red"),
-        "size": (_font_size, 16.0),
-    },
-    "patch": {
-        "region": (_patch_region, REQUIRED),
-        "matrix": (_matrix, [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]),
-        "opacity": (_opacity, 1.0),
-    },
-}
-"""Each kind's properties: name -> (validator, default or REQUIRED)."""
-
-READ_ONLY = {"patch": frozenset({"region"})}
-"""Properties that update_element may not change (a patch's source region is fixed when it is copied)."""
-
-
-def build_props(kind: str, given: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the full canonical property dict of a new element of ``kind`` (defaults filled in)."""
-    spec = KINDS[kind]
+    Raises CanvasError naming the argument for an unknown one (``op`` names the operation in the message), a
+    missing required one, or a value the kind's check refuses.
+    """
+    spec = kind_properties(kind)
+    if not given.keys() <= spec.keys():
+        unknown = next(name for name in given if name not in spec)
+        raise CanvasError(
+            f"bad arguments for {op or kind}: no argument {unknown!r}; its arguments are {', '.join(spec)}"
+        )
     props: dict[str, Any] = {}
     for name, (check, default) in spec.items():
         if name in given:
@@ -143,7 +40,8 @@ def build_props(kind: str, given: Mapping[str, Any]) -> dict[str, Any]:
 
 def updated_props(element: Element, changes: Mapping[str, Any]) -> dict[str, Any]:
     """Return the element's properties with ``changes`` validated and applied; unknown names are refused."""
-    spec = KINDS[element.kind]
+    kind = element_kind(element.kind)
+    spec = kind_properties(kind)
     if not changes:
         raise CanvasError(
             f"update_element needs at least one property to change; {element.kind} has: {', '.join(spec)}"
@@ -154,37 +52,62 @@ def updated_props(element: Element, changes: Mapping[str, Any]) -> dict[str, Any
             raise CanvasError(
                 f"{element.kind} element {element.id} has no property {name!r}; it has: {', '.join(spec)}"
             )
-        if name in READ_ONLY.get(element.kind, ()):
+        if name in kind.read_only:
             raise CanvasError(f"property {name!r} of {element.kind} element {element.id} cannot be changed")
-        check, default = spec[name]
-        if value is None and default is None:
+        prop = spec[name]
+        if value is None and prop.default is None:
             props[name] = None
         else:
-            props[name] = check(name, value)
+            props[name] = prop.check(name, value)
     return props
 
 
 def transformed(element: Element, t: Affine) -> Element:
-    """Return the element moved by ``t``: its geometry is mapped; radii and font sizes follow its scale."""
+    """Return the element moved by ``t``: its points are mapped; its lengths (radii, font sizes) follow its scale."""
+    kind = element_kind(element.kind)
     p = dict(element.props)
-    kind = element.kind
-    if kind == "point" or kind == "text":
-        p["at"] = t.apply(p["at"])
-    elif kind in ("line", "arrow"):
-        p["start"], p["end"] = t.apply(p["start"]), t.apply(p["end"])
-    elif kind in ("path", "polygon"):
-        p["points"] = [t.apply(q) for q in p["points"]]
-    elif kind == "circle":
-        p["center"] = t.apply(p["center"])
-        p["radius"] = round(p["radius"] * t.scale_factor, 9)
-    elif kind == "patch":
-        p["matrix"] = Affine(*p["matrix"]).then(t).as_list()
-    if kind == "text":
-        p["size"] = round(p["size"] * t.scale_factor, 9)
+    if kind.move is not None:
+        p = kind.move(p, t)
+    else:
+        for name in kind.points:
+            p[name] = mapped(t, p[name])
+        for name in kind.point_lists:
+            p[name] = [mapped(t, q) for q in p[name]]
+        for name in kind.lengths:
+            p[name] = round(p[name] * t.scale_factor, _NDIGITS)
     # Re-validate: a transform may push geometry or sizes out of the allowed ranges.
-    spec = KINDS[kind]
+    spec = kind_properties(kind)
     checked = {
-        name: (spec[name][0](f"{element.id}.{name} after the transform", val) if val is not None else None)
+        name: (spec[name].check(f"{element.id}.{name} after the transform", val) if val is not None else None)
         for name, val in p.items()
     }
-    return Element(id=element.id, kind=kind, props=checked)
+    return Element(id=element.id, kind=element.kind, props=checked)
+
+
+def anchors(element: Element) -> list[Vec]:
+    """Return the points whose bounding box is the element's centre for a rotation or scaling without one."""
+    kind = element_kind(element.kind)
+    if kind.anchors is not None:
+        return kind.anchors(element.props)
+    p = element.props
+    pts: list[Vec] = [(p[name][0], p[name][1]) for name in kind.points]
+    for name in kind.point_lists:
+        pts.extend((q[0], q[1]) for q in p[name])
+    return pts
+
+
+def mapped(t: Affine, p: list[float]) -> list[float]:
+    """Return the image of point ``p`` under ``t`` as the canvas stores it: rounded to 9 decimals."""
+    x, y = t.apply(p)
+    return [clean(x), clean(y)]
+
+
+def matrix_list(t: Affine) -> list[float]:
+    """Return ``[a, b, c, d, e, f]`` of ``t`` as the canvas stores a patch's matrix: rounded to 9 decimals."""
+    return [clean(v) for v in t.as_tuple()]
+
+
+def clean(v: float) -> float:
+    """Return ``v`` rounded to 9 decimals, with negative zero made positive."""
+    r = round(v, _NDIGITS)
+    return 0.0 if r == 0 else r

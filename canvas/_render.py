@@ -11,18 +11,14 @@ import sys
 from functools import lru_cache
 
 import cairocffi as cairo
+from mcot.canvas._ops import DrawFn, element_kind, resolve
+from mcot.canvas._style import FONT_FACE, HALO, arrow_head, dash, halo_width, label_place
 from mcot.canvas._types import Element
 from mcot.canvas._validate import rgb
 from PIL import Image
 
-FONT_FACE = "DejaVu Sans"
-"""Font used for labels, text and grid labels (the toy cairo font API through fontconfig)."""
-
 _RAW_MODE = "BGRX" if sys.byteorder == "little" else "XRGB"
 """Byte order of a cairo RGB24 pixel in memory."""
-
-HALO = (1.0, 1.0, 1.0)
-"""Colour of the outline drawn around text and markers so they stay legible on any image."""
 
 
 def surface_from_image(image: Image.Image) -> tuple[cairo.ImageSurface, bytearray]:
@@ -46,12 +42,16 @@ def image_from_buffer(buffer: bytes | bytearray, width: int, height: int) -> Ima
 
 
 def draw_elements(surface: cairo.ImageSurface, elements: list[Element], base: cairo.ImageSurface) -> None:
-    """Draw ``elements`` in the given order onto ``surface``; patches copy pixels from ``base``."""
+    """Draw ``elements`` in the given order onto ``surface``, each by its kind's ``draw``; patches copy from ``base``."""
     ctx = cairo.Context(surface)
     ctx.select_font_face(FONT_FACE, cairo.FONT_SLANT_NORMAL, cairo.FONT_WEIGHT_BOLD)
+    drawers: dict[str, DrawFn] = {}
     for element in elements:
+        draw = drawers.get(element.kind)
+        if draw is None:
+            draw = drawers[element.kind] = resolve(element_kind(element.kind).draw)
         ctx.save()
-        _DRAW[element.kind](ctx, element.props, base)
+        draw(ctx, element.props, base)
         ctx.restore()
     surface.flush()
 
@@ -62,15 +62,10 @@ def _stroke_style(ctx: cairo.Context, props: dict, *, dashed: bool = False) -> N
     ctx.set_line_join(cairo.LINE_JOIN_ROUND)
     if dashed:
         ctx.set_line_cap(cairo.LINE_CAP_BUTT)
-        ctx.set_dash([max(6.0, 4.0 * width), max(4.0, 2.5 * width)], 0.0)
+        ctx.set_dash(list(dash(width)), 0.0)
     else:
         ctx.set_line_cap(cairo.LINE_CAP_ROUND)
     ctx.set_source_rgb(*rgb(props["color"]))
-
-
-def _arrow_head(width: float) -> tuple[float, float]:
-    """Return (length, half-width) of an arrowhead for a stroke of ``width``."""
-    return max(12.0, 4.0 * width), max(5.0, 2.0 * width)
 
 
 def _head_base(tip: list[float], tail: list[float], length: float) -> list[float] | None:
@@ -89,7 +84,7 @@ def _fill_head(ctx: cairo.Context, tip: list[float], tail: list[float], width: f
     if norm == 0:
         return
     ux, uy = dx / norm, dy / norm
-    length, half = _arrow_head(width)
+    length, half = arrow_head(width)
     bx, by = tip[0] - ux * length, tip[1] - uy * length
     ctx.new_path()
     ctx.move_to(tip[0], tip[1])
@@ -99,17 +94,19 @@ def _fill_head(ctx: cairo.Context, tip: list[float], tail: list[float], width: f
     ctx.fill()
 
 
-def _draw_line(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
+def draw_line(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
+    """Draw a line element (returns nothing)."""
     _stroke_style(ctx, p, dashed=p["dashed"])
     ctx.move_to(*p["start"])
     ctx.line_to(*p["end"])
     ctx.stroke()
 
 
-def _draw_arrow(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
+def draw_arrow(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
+    """Draw a arrow element (returns nothing)."""
     _stroke_style(ctx, p)
     start, end = p["start"], p["end"]
-    stop = _head_base(end, start, _arrow_head(p["width"])[0] * 0.6)
+    stop = _head_base(end, start, arrow_head(p["width"])[0] * 0.6)
     if stop is None:
         return
     ctx.move_to(*start)
@@ -118,13 +115,14 @@ def _draw_arrow(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
     _fill_head(ctx, end, start, p["width"])
 
 
-def _draw_path(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
+def draw_path(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
+    """Draw a path element (returns nothing)."""
     _stroke_style(ctx, p)
     pts = p["points"]
     head = p["arrow"] and not p["closed"]
     last = pts[-1]
     if head:
-        stop = _head_base(pts[-1], pts[-2], _arrow_head(p["width"])[0] * 0.6)
+        stop = _head_base(pts[-1], pts[-2], arrow_head(p["width"])[0] * 0.6)
         last = stop if stop is not None else pts[-1]
     ctx.move_to(*pts[0])
     for q in pts[1:-1]:
@@ -137,7 +135,8 @@ def _draw_path(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
         _fill_head(ctx, pts[-1], pts[-2], p["width"])
 
 
-def _draw_circle(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
+def draw_circle(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
+    """Draw a circle element (returns nothing)."""
     cx, cy = p["center"]
     ctx.arc(cx, cy, p["radius"], 0.0, 2 * math.pi)
     if p["fill"] is not None and p["opacity"] > 0:
@@ -147,7 +146,8 @@ def _draw_circle(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
     ctx.stroke()
 
 
-def _draw_polygon(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
+def draw_polygon(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
+    """Draw a polygon element (returns nothing)."""
     pts = p["points"]
     ctx.move_to(*pts[0])
     for q in pts[1:]:
@@ -166,14 +166,15 @@ def _halo_text(ctx: cairo.Context, x: float, y: float, text: str, size: float, c
     ctx.move_to(x, y)
     ctx.text_path(text)
     ctx.set_line_join(cairo.LINE_JOIN_ROUND)
-    ctx.set_line_width(max(2.0, size / 6.0))
+    ctx.set_line_width(halo_width(size))
     ctx.set_source_rgb(*HALO)
     ctx.stroke_preserve()
     ctx.set_source_rgb(*rgb(color))
     ctx.fill()
 
 
-def _draw_point(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
+def draw_point(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
+    """Draw a point element (returns nothing)."""
     x, y = p["at"]
     r = p["radius"]
     ctx.arc(x, y, r, 0.0, 2 * math.pi)
@@ -183,44 +184,26 @@ def _draw_point(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
     ctx.set_source_rgb(*HALO)
     ctx.stroke()
     if p["label"]:
-        _halo_text(ctx, x + r + 3.0, y - r - 3.0, p["label"], max(14.0, 2.0 * r + 4.0), p["color"])
+        lx, ly, size = label_place(x, y, r)
+        _halo_text(ctx, lx, ly, p["label"], size, p["color"])
 
 
-def _draw_text(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
+def draw_text(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
+    """Draw a text element (returns nothing)."""
     x, y = p["at"]
     ctx.set_font_size(p["size"])
     ascent = ctx.font_extents()[0]
     _halo_text(ctx, x, y + ascent, p["text"], p["size"], p["color"])
 
 
-def _draw_patch(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
+def draw_patch(ctx: cairo.Context, p: dict, base: cairo.ImageSurface) -> None:
+    """Draw a patch element (returns nothing)."""
     x0, y0, x1, y1 = p["region"]
     ctx.transform(cairo.Matrix(*p["matrix"]))
     ctx.rectangle(x0, y0, x1 - x0, y1 - y0)
     ctx.clip()
     ctx.set_source_surface(base, 0, 0)
     ctx.paint_with_alpha(p["opacity"])
-
-
-_DRAW = {
-    "line": _draw_line,
-    "arrow": _draw_arrow,
-    "path": _draw_path,
-    "circle": _draw_circle,
-    "polygon": _draw_polygon,
-    "point": _draw_point,
-    "text": _draw_text,
-    "patch": _draw_patch,
-}
-
-
-def default_grid_step(width: int, height: int) -> int:
-    """Return a round grid spacing giving about ten to twenty lines across the longer side."""
-    target = max(width, height) / 12.0
-    for step in (10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000):
-        if step >= target:
-            return step
-    return 2500
 
 
 @lru_cache(maxsize=8)

@@ -25,7 +25,10 @@ def number(
     """Return ``value`` as a finite float within [low, high] (``(low, high]`` when low_open)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise CanvasError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
-    result = float(value)
+    try:
+        result = float(value)
+    except OverflowError:
+        raise CanvasError(f"{name} is too large a number to read (the largest is about 1e308)") from None
     if not math.isfinite(result):
         raise CanvasError(f"{name} must be a finite number, got {result!r} (NaN and infinity are not allowed)")
     if low is not None and (result < low or (low_open and result == low)):
@@ -33,8 +36,8 @@ def number(
         allowed = f"{bound} and <= {high:g}" if high is not None else bound
         raise CanvasError(f"{name} is {result:g}, out of range: it must be {allowed}")
     if high is not None and result > high:
-        bound = (f"> {low:g}" if low_open else f">= {low:g}") if low is not None else None
-        allowed = f"{bound} and <= {high:g}" if bound else f"<= {high:g}"
+        lower = (f"> {low:g}" if low_open else f">= {low:g}") if low is not None else None
+        allowed = f"{lower} and <= {high:g}" if lower else f"<= {high:g}"
         raise CanvasError(f"{name} is {result:g}, out of range: it must be {allowed}")
     return result
 

@@ -1,14 +1,16 @@
 """What to do about the scores that are not decided answers: advice that matches the cause.
 
-A run error is fixed by running again, not by a judge; an unjudged item by a judge; a judge error by scoring
-again. `advice` says which, with the causes counted.
+A run error is fixed by running again (the command that made the run: `mcot run` or `mcot imagine`), not by a
+judge; an unjudged item by a judge; a judge error by scoring again. `advice` says which, with the causes counted.
+A generated image is rated by a judge, never right or wrong: one without a rating is called unrated, not wrong.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from mcot.eval.rundir import Score
 
@@ -36,19 +38,42 @@ def _counted(counter: Counter[str], limit: int = 3) -> str:
     return "; ".join(shown) + (f"; {rest} more" if rest else "")
 
 
-def advice(scores: Sequence[Score], run: str = "RUN") -> list[str]:
-    """Return one line per kind of undecided score (run errors, budget stops, unjudged, judge errors), or []."""
+def is_generated(details: Mapping[str, Any]) -> bool:
+    """Return True when a score's details are those of a generated image: rated by a judge, never right or wrong."""
+    return details.get("task") == "generation" or bool(details.get("generator"))
+
+
+def advice(scores: Sequence[Score], run: str = "RUN", command: str = "mcot run") -> list[str]:
+    """Return one line per kind of undecided score (run errors, budget stops, unjudged, judge errors), or [].
+
+    `command` made the run (`mcot run`, `mcot imagine`): a failed pair is retried by re-running it. A generated
+    image is rated, not right or wrong, so one that failed, was not rated or met a judge error is called unrated,
+    never wrong.
+    """
+    generated = [s for s in scores if is_generated(s.details)]
+    answered = [s for s in scores if not is_generated(s.details)]
+    lines: list[str] = []
+    failed_all = [s for s in scores if s.method == "error"]
+    if scores and len(failed_all) == len(scores):
+        if generated and not answered:
+            lines.append(f"no image of the run was generated: all {len(scores)} are unrated")
+        else:
+            lines.append(f"no (item, arm) pair of the run succeeded: all {len(scores)} count as wrong")
+    lines += _answered_advice(answered, run, command)
+    lines += _generated_advice(generated, run, command)
+    return lines
+
+
+def _answered_advice(scores: Sequence[Score], run: str, command: str) -> list[str]:
     failed = [s for s in scores if s.method == "error" and s.details.get("status") != "budget"]
     budget = [s for s in scores if s.method == "error" and s.details.get("status") == "budget"]
     unjudged = [s for s in scores if s.method == "none"]
     judge_errors = [s for s in scores if s.method == "judge_error"]
     lines: list[str] = []
-    if scores and len(failed) + len(budget) == len(scores):
-        lines.append(f"no (item, arm) pair of the run succeeded: all {len(scores)} count as wrong")
     if failed:
         lines.append(
             f"{len(failed)} (item, arm) pair(s) failed in the run and count as wrong ({_counted(causes(failed))}): "
-            "re-run the same `mcot run` command to retry them (finished pairs are kept)"
+            f"re-run the same `{command}` command to retry them (finished pairs are kept)"
         )
     if budget:
         lines.append(
@@ -63,6 +88,30 @@ def advice(scores: Sequence[Score], run: str = "RUN") -> list[str]:
     if judge_errors:
         lines.append(
             f"{len(judge_errors)} judge error(s) (failed or unparsable judge replies) counted as wrong: "
+            f"re-run `mcot score {run} --judge SPEC` (cached replies are reused; only these are asked again)"
+        )
+    return lines
+
+
+def _generated_advice(scores: Sequence[Score], run: str, command: str) -> list[str]:
+    failed = [s for s in scores if s.method == "error"]
+    unrated = [s for s in scores if s.method == "none"]
+    judge_errors = [s for s in scores if s.method == "judge_error"]
+    lines: list[str] = []
+    if failed:
+        lines.append(
+            f"{len(failed)} image(s) were not generated and are unrated ({_counted(causes(failed))}): "
+            f"re-run the same `{command}` command to retry them (finished images are kept)"
+        )
+    if unrated:
+        reasons = Counter(short_cause(str(s.details.get("unjudged") or "no rating")) for s in unrated)
+        lines.append(
+            f"{len(unrated)} generated image(s) not rated ({_counted(reasons)}), not counted as wrong (a generated "
+            f"image is rated, never right or wrong): `mcot score {run} --judge SPEC` rates them"
+        )
+    if judge_errors:
+        lines.append(
+            f"{len(judge_errors)} judge error(s) on generated images (failed or unparsable replies), left unrated: "
             f"re-run `mcot score {run} --judge SPEC` (cached replies are reused; only these are asked again)"
         )
     return lines

@@ -4,7 +4,8 @@ Every figure is FIGURE_WIDTH_IN × FIGURE_DPI = 800 px wide and report.html show
 attribute), so a label of FONT_MIN_PT (10 pt) is 10 × 100 / 72 ≈ 13.9 px on the page. Accuracy is drawn per
 benchmark as horizontal bars (category names read left of their bars, wrapped when long; each bar's value printed
 right of the axes, "—" when the arm has no item of the category), at most MAX_CATEGORIES categories a chart;
-more make several charts, never one wide one. An arm has the same colour in
+more make several charts, never one wide one. A generated image is rated by a judge, never right or wrong, so
+generated images (failed ones too) are in no accuracy chart: the report says so in a line. An arm has the same colour in
 every figure (`arm_colors`). A quantity that is all zero or unknown (the cost of an offline run), or the same
 for every pair, gets no chart but a line saying so. matplotlib (Agg) is imported only here, when figures are drawn.
 """
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcot.eval.advice import is_generated
 from mcot.eval.rundir import Run, Score, order_arms, write_bytes_atomic
 from mcot.eval.stats import wilson_interval
 from mcot.eval.tables import tally
@@ -122,8 +124,10 @@ def accuracy_groups(scores: Sequence[Score]) -> dict[str, dict[str, dict[str, li
     """Return {benchmark: {category: {arm: scores}}} of the scores an accuracy chart shows (not generated images)."""
     groups: dict[str, dict[str, dict[str, list[Score]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     for score in scores:
-        if "generator" in score.details:
-            continue  # a generated image is rated, not right or wrong: it has no place in an accuracy chart
+        if is_generated(score.details):
+            # a generated image is rated, not right or wrong, and so is one that failed to be generated (it is
+            # unrated): neither has a place in an accuracy chart
+            continue
         groups[score.benchmark][score.category][score.mode].append(score)
     return groups
 
@@ -295,6 +299,12 @@ def write_figures(run: Run, scores: Sequence[Score]) -> Figures:
     result = Figures()
     for stem, title, figure in accuracy_charts(scores, colors):
         result.made.append(_save(figure, out, stem, title))
+    generated = sum(1 for score in scores if is_generated(score.details))
+    if generated:
+        result.omitted.append(
+            f"no accuracy chart of the {generated} generated image(s): they are rated by a judge, not right or "
+            "wrong (the generation tables hold their ratings)"
+        )
     for key, noun, label in DISTRIBUTIONS:
         values = result_values(run, key)
         reason = nothing_to_draw(values, noun)

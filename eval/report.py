@@ -250,7 +250,7 @@ def build_report(
         tables.append(differences_table(run, scores, robust))
     drawn = write_figures(run, scores) if figures and scores else Figures()
     header = _header(run, scores, protocol, robust is not None)
-    todo = advice(scores, str(run.root))
+    todo = advice(scores, str(run.root), command=str(run.manifest.get("command") or "mcot run"))
     md = ["# mcot report", ""] + [f"- **{key}**: {value}" for key, value in header] + [""]
     if todo:
         md += ["## What to do", ""] + [f"- {line}" for line in todo] + [""]

@@ -143,7 +143,7 @@ async def score_results(
 
     summary.scores = list(await asyncio.gather(*(one(item, arm) for item in run.items.values() for arm in arms)))
     summary.methods = Counter(score.method for score in summary.scores)
-    summary.advice = advice(summary.scores, str(run.root))
+    summary.advice = advice(summary.scores, str(run.root), command=str(run.manifest.get("command") or "mcot run"))
     return summary
 
 

@@ -13,6 +13,7 @@ import typer
 from mcot.cli_help import CONTEXT_SETTINGS, GeneratorGroup, HelpTyper
 from mcot.errors import UsageError
 from mcot.options import command
+from mcot.oserrors import os_failure
 from mcot.runconfig import ImagineConfig, RunConfig
 
 app = HelpTyper(
@@ -76,6 +77,8 @@ def dispatch(module: str, function: str, **kwargs: Any) -> None:
         code = target(**kwargs)
     except UsageError as exc:
         _fail(str(exc))
+    except OSError as exc:  # a full disk, a read-only folder, …: one line, never a traceback (mcot/oserrors.py)
+        _fail(*os_failure(exc, kwargs))
     else:
         if code:
             raise typer.Exit(int(code))
@@ -363,6 +366,16 @@ app.command("imagine")(
         doc="Generate GOBench-style optical scenes (or edit diagrams) into a run directory (exit 3: some failed).",
     )
 )
+
+
+@app.command()
+def plugins(
+    everything: Annotated[
+        bool, typer.Option("--all", help="also list what every registry holds, and who declared it")
+    ] = False,
+) -> None:
+    """The installed plugins (entry-point group mcot.plugins) and those that failed to load (exit 1)."""
+    dispatch("plugins", "list_plugins", everything=everything)
 
 
 @tools_app.callback(invoke_without_command=True)

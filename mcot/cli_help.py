@@ -32,14 +32,15 @@ def declared(kind: str) -> str:
         from mcot.benchmarks.loaders import convertible_formats
 
         return " | ".join(convertible_formats())
-    chosen = {
+    by_kind: dict[str, registry.Registry[Any]] = {
         "backends": registry.BACKENDS,
         "generators": registry.GENERATORS,
         "toolsets": registry.TOOLSETS,
         "export_formats": registry.EXPORT_FORMATS,
         "export_views": registry.EXPORT_VIEWS,
         "protocols": registry.PROTOCOLS,
-    }[kind]
+    }
+    chosen = by_kind[kind]
     return " | ".join(f"{usage} ({text})" if text else usage for usage, text in chosen.describe())
 
 

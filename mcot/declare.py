@@ -145,7 +145,7 @@ class ItemGenerator:
 
     def generate(self, n: int, seed: int) -> Iterable[Any]:
         """Return the generator's items (LoadedItem: the item and its image bytes) for `n` and `seed`."""
-        return _module(self.module).generate(n, seed)  # type: ignore[no-any-return]
+        return _module(self.module).generate(n, seed)
 
 
 def declare_item_generator(name: str, module: str, *, description: str = "", replace: bool = False) -> ItemGenerator:
@@ -354,7 +354,7 @@ def _lazy_call(value: Any) -> Callable[..., Any]:
     if not isinstance(value, Ref):
         if not callable(value):
             raise RegistryError(f"expected a function or a 'module:function' name, got {value!r}")
-        return value  # type: ignore[no-any-return]
+        return value
 
     def call(*args: Any, **kwargs: Any) -> Any:
         return value.resolve()(*args, **kwargs)

@@ -8,6 +8,7 @@ With `n_per_prompt` K > 1 the run's items are K copies of each prompt, ids `<id>
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcot.benchmarks.item import Item
 from mcot.errors import UsageError
@@ -15,6 +16,9 @@ from mcot.eval.rundir import RunDir
 from mcot.manifest import build_manifest
 from mcot.runconfig import ImagineConfig
 from mcot.runner import Pacing, RunJob, RunSummary, freeze, prepare_dataset, read_source_items
+
+if TYPE_CHECKING:
+    from mcot.agents.solver import Solver
 
 SAMPLE_SEPARATOR = "~"
 PROCEDURAL = "procedural"
@@ -78,7 +82,7 @@ def imagine_job(config: ImagineConfig, *, bar: bool = False) -> RunJob:
     items = expand_samples(items, config.n_per_prompt)
     frozen, dataset = freeze(items, items_dir, config.limit)
     options = ImageOptions(seed=config.seed, steps=config.steps, guidance=config.guidance, size=config.size_pixels())
-    solvers = {arm: ImageSolver(generator, arm, options) for arm, generator in generators.items()}
+    solvers: dict[str, Solver] = {arm: ImageSolver(generator, arm, options) for arm, generator in generators.items()}
     first = next(iter(solvers.values()))
     manifest = build_manifest(
         model=None,

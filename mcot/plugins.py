@@ -19,6 +19,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import import_module
 from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 GROUP = "mcot.plugins"
 BUILTIN = "mcot.builtin"
@@ -88,7 +92,7 @@ def load_plugins() -> None:
             _state["loaded"] = True
 
 
-def _entry_points() -> list[object]:
+def _entry_points() -> list[EntryPoint]:
     from importlib.metadata import entry_points
 
     seen: set[tuple[str, str]] = set()
@@ -101,12 +105,11 @@ def _entry_points() -> list[object]:
     return found
 
 
-def _load_one(entry_point: object) -> None:
-    name = str(getattr(entry_point, "name", "?"))
-    target = str(getattr(entry_point, "value", "?"))
+def _load_one(entry_point: EntryPoint) -> None:
+    name, target = entry_point.name, entry_point.value
     try:
         with declaring_as(name):
-            value = entry_point.load()  # type: ignore[attr-defined]
+            value = entry_point.load()
             if callable(value) and not isinstance(value, ModuleType):
                 value()
     except Exception as exc:  # a broken plugin is named and left out; it never stops mcot

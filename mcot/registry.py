@@ -223,7 +223,7 @@ class Registry(Generic[T]):
         value = entry.value.resolve() if isinstance(entry.value, Ref) else entry.value
         if self._entries.get(entry.name) is entry:
             self._resolved[entry.name] = value
-        return value  # type: ignore[no-any-return]
+        return value
 
     def _load_and_find(self, key: str) -> Entry[T] | None:
         self._load_all()

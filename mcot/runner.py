@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcot.benchmarks.item import ITEMS_FILE, Item, ItemError, read_items
+from mcot.breaker import CircuitBreaker, check_endpoints, record_not_started
 from mcot.errors import UsageError
 from mcot.eval.rundir import ITEMS_COPY, RunDir, file_sha256, latest_by_key, now_iso, write_text_atomic
 from mcot.failures import FailureSummary, summarize_failures
@@ -38,7 +39,8 @@ class RunSummary:
     failures: FailureSummary = field(default_factory=FailureSummary)
     succeeded: int = 0
     stopped: str | None = None
-    """Why the session ended before every pending pair started: "interrupt" (a signal) or "budget" (--max-cost)."""
+    """Why the session ended before every pending pair started: "interrupt" (a signal), "budget" (--max-cost) or
+    "breaker" (the endpoint stopped accepting connections; the pairs not started are recorded as failed)."""
     not_started: int = 0
     cancelled: int = 0
     spent_usd: float = 0.0
@@ -228,7 +230,7 @@ class RunJob:
         return summary
 
 
-def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool = True) -> RunJob:
+async def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool = True) -> RunJob:
     """Return the session `mcot run` asks for; a bad spec, key, executor or dataset fails here, before any write."""
     from mcot.agents import prompt_hashes
     from mcot.pacing import AdaptiveConcurrency
@@ -242,7 +244,8 @@ def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool = Tru
     backend = first.backend
     check_priced(config.max_cost, backend.provider, backend.model, config.model)
     run_dir = RunDir(Path(config.out))
-    preflight(config)  # a missing extra or a Ray address nothing listens on fails here
+    preflight(config)  # a missing extra or a Ray address nothing listens on fails here, before anything is written
+    await check_endpoints(backend)  # so does a --base-url nothing listens on
     items_dir = prepare_dataset(config.data, config.format, run_dir.root)
     items, frozen, dataset = select_items(items_dir, config.limit)
     check_dataset = getattr(backend, "check_dataset", None)
@@ -277,7 +280,8 @@ def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool = Tru
 
 async def run_items_async(config: RunConfig, *, bar: bool = False, handle_signals: bool = True) -> RunSummary:
     """Solve all pending (item, arm) pairs of a chat run; return counts. Finished pairs are never redone."""
-    return await chat_job(config, bar=bar, handle_signals=handle_signals).execute()
+    job = await chat_job(config, bar=bar, handle_signals=handle_signals)
+    return await job.execute()
 
 
 def _public_urls(urls: tuple[str, ...]) -> str | list[str] | None:
@@ -326,11 +330,17 @@ class CallObserver:
 
     aimd: Any
     monitor: Any = None
+    breaker: CircuitBreaker = field(default_factory=CircuitBreaker)
 
     def __call__(self, failure: Any) -> None:
         self.aimd.on_call(failure)
+        self.breaker.record(failure)
         if self.monitor is not None:
             self.monitor.call_event(failure)
+
+    def halt_reason(self) -> str | None:
+        """Return why the retry loops should stop retrying (the circuit breaker is open), or None."""
+        return self.breaker.halt_reason()
 
 
 def _ensure_schedule(
@@ -418,6 +428,9 @@ async def drive(
             if budget.reached:
                 summary.stopped = "budget"
                 break
+            if observer is not None and observer.breaker.opened:
+                summary.stopped = "breaker"
+                break
             task = asyncio.create_task(one(item, arm))
             tasks.add(task)
             started += 1
@@ -427,6 +440,9 @@ async def drive(
         if interrupts.interrupted:
             summary.stopped = "interrupt"
             summary.cancelled = await _wind_down(tasks, interrupts)
+        elif summary.stopped == "breaker" and observer is not None:
+            failed = record_not_started(run_dir.append_result, pending[started:], observer.breaker.cause())
+            summary.by_status["error"] = summary.by_status.get("error", 0) + failed
     finally:
         stop.cancel()
         reporter.cancel()

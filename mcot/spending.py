@@ -3,11 +3,13 @@
 What a run has spent is the sum of `usage.cost_usd` over every line of its ledger, earlier sessions included
 (a retried pair's failed attempts were paid too), so a later command with a larger budget resumes where this
 one stopped. Pairs in flight when the budget is reached finish, so a run may overshoot by what they cost.
-Cached and replayed model turns cost nothing.
+Cached and replayed model turns cost nothing. What is spent never goes down: a cost that is negative, not a
+number or not finite (a ledger written before the backends refused such usage figures) adds nothing.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -24,8 +26,9 @@ class CostBudget:
 
     def add(self, record: dict[str, Any]) -> None:
         """Add one ledger line's cost (a line without a known cost adds nothing)."""
-        cost = (record.get("usage") or {}).get("cost_usd")
-        if cost is not None:
+        usage = record.get("usage")
+        cost = usage.get("cost_usd") if isinstance(usage, dict) else None
+        if isinstance(cost, int | float) and not isinstance(cost, bool) and math.isfinite(cost) and cost > 0:
             self.spent_usd += float(cost)
 
     def add_all(self, records: Iterable[dict[str, Any]]) -> None:

@@ -34,9 +34,10 @@ TEMPLATE = "viewer.html"
 SHARD_BYTES = 256 * 1024
 """A shard is closed once it holds about this many bytes (all arms of one item always share a shard)."""
 SHARD_PATTERN = re.compile(r"^t-[0-9a-f]{16}\.js$")
-CORRECTNESS = ("right", "wrong", "error", "unjudged", "unscored")
-"""Answer classes: right / wrong by the score; error: the run failed the pair (score method "error");
-unjudged: a score without a verdict (judge failed or none); unscored: no score line (the run is not scored)."""
+CORRECTNESS = ("right", "wrong", "rated", "error", "unjudged", "unscored")
+"""Answer classes: right / wrong by the score; rated: decided without being right or wrong (a generated image the
+judge rated, a graded score such as GOBench's SPS), labelled by its ratings; error: the run failed the pair (score
+method "error"); unjudged: a score without a verdict or rating (judge failed or none); unscored: no score line."""
 VERDICTS = ("valid", "invalid", "absent", "none")
 """The trace verifier's verdict on what the model drew; `none`: the item's task has no verifier (or no score)."""
 SHOWN_STEP_FIELDS = ("step", "kind", "text", "tool", "arguments", "result", "error", "tool_calls", "t", "drawn_by")
@@ -73,16 +74,42 @@ def step_counts(steps: Iterable[dict[str, Any]]) -> StepCounts:
 
 
 def correctness(result: dict[str, Any] | None, score: dict[str, Any] | None) -> str:
-    """Return the answer class of a pair: right, wrong, error, unjudged or unscored (CORRECTNESS)."""
+    """Return the answer class of a pair: right, wrong, rated, error, unjudged or unscored (CORRECTNESS)."""
     if score is None:
         return "error" if result is not None and result.get("status", "ok") != "ok" else "unscored"
-    if score.get("method") == "error":
+    method = score.get("method")
+    if method == "error":
         return "error"
     if score.get("correct") is True:
         return "right"
     if score.get("correct") is False:
         return "wrong"
+    if method in ("judge", "rule") and rating_label(score):
+        return "rated"
     return "unjudged"
+
+
+def rating_label(score: dict[str, Any] | None) -> str:
+    """Return what a rated pair is labelled by: the judge's ratings ("authenticity 4 · aesthetics 3 · …") or its
+    graded score ("score 0.83"); "" for a pair without a rating (and for a right or wrong one, labelled so)."""
+    if not score or score.get("correct") is not None or score.get("method") not in ("judge", "rule"):
+        return ""
+    ratings = (score.get("details") or {}).get("judge_scores")
+    if isinstance(ratings, dict) and ratings:
+        return " · ".join(f"{name} {_figure(value)}" for name, value in ratings.items())
+    value = score.get("score")
+    return f"score {_figure(value)}" if isinstance(value, int | float) and not isinstance(value, bool) else ""
+
+
+def _figure(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "—"
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def tool_drew(step: dict[str, Any]) -> bool:
+    """Return True when a tool step put something on the canvas (its ops or changed elements are not empty)."""
+    return bool(step.get("ops") or step.get("changed"))
 
 
 def trace_verdict(score: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -131,6 +158,8 @@ class _Table:
 
 def _shown_step(step: dict[str, Any], links: _Links) -> dict[str, Any]:
     shown = {key: step[key] for key in SHOWN_STEP_FIELDS if step.get(key) not in (None, [], {}, "")}
+    if shown.get("drawn_by") == "tool" and not tool_drew(step):
+        del shown["drawn_by"]  # a domain tool that only measured or detected drew nothing: "drawn by" says nothing
     image = links.run(step.get("image"))
     if image:
         shown["image"] = image
@@ -190,11 +219,12 @@ def viewer_data(run: Run, page_dir: Path) -> tuple[dict[str, Any], list[str]]:
     The index: `arms`, `benchmarks`, `categories`, `statuses` (string tables), `correctness` and `verdicts` (the
     fixed classes), `items` ([id, question, benchmark, category]), `traces` (one row per pair: item, arm, status,
     correctness, verdict, model turns, tool calls, failed tool calls, canvas images, output images, generation 0/1,
-    shard), `shards` ([file name, first trace]). Shard k's script calls `mcotShard(k, [detail, ...])`.
+    shard, label: the index in `labels` of a rated pair's ratings, else -1), `shards` ([file name, first trace]).
+    Shard k's script calls `mcotShard(k, [detail, ...])`.
     """
     scores = latest_by_key(read_jsonl(run.root / SCORES))
     links = _Links(page_dir, run.root, run.items_root)
-    arms, benchmarks, categories, statuses = _Table(), _Table(), _Table(), _Table()
+    arms, benchmarks, categories, statuses, labels = _Table(), _Table(), _Table(), _Table(), _Table()
     for arm in run.arms:
         arms.index(arm)
     items: list[list[Any]] = []
@@ -243,6 +273,7 @@ def viewer_data(run: Run, page_dir: Path) -> tuple[dict[str, Any], list[str]]:
                 len(detail.get("outputs", [])),
                 1 if (result or {}).get("generator") else 0,
                 len(shards),
+                labels.index(label) if (label := rating_label(score)) else -1,
             ]
         )
         encoded = json.dumps(detail, ensure_ascii=False, separators=(",", ":"))
@@ -256,6 +287,7 @@ def viewer_data(run: Run, page_dir: Path) -> tuple[dict[str, Any], list[str]]:
         "benchmarks": benchmarks.values,
         "categories": categories.values,
         "statuses": statuses.values,
+        "labels": labels.values,
         "correctness": list(CORRECTNESS),
         "verdicts": list(VERDICTS),
         "items": items,

@@ -1,7 +1,7 @@
 """Crash and resume: SIGKILL `mcot run` at seeded random moments, re-run the same command, and count the damage.
 
 Generated items (`mcot gen games`) are solved in two arms (text, canvas) by `mcot run` in a subprocess against
-`mcot.agents.fake_provider.FakeProvider` in a thread of this process, with faults (`Faults(rate=0.3)`) and a model
+`mcot.testing.fake_provider.FakeProvider` in a thread of this process, with faults (`Faults(rate=0.3)`) and a model
 (`SoakAgent`) whose answer depends only on the conversation, except that a request answered validly before may
 be answered differently (`--drift`): a real model asked twice need not say the same thing, so only a response
 cache can make a resumed run score like an uninterrupted one.
@@ -53,9 +53,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcot.agents.fake_provider import FakeProvider, Faults, JudgeAgent, Paid, SoakAgent
 from mcot.eval.rundir import read_jsonl
 from soak import FINAL_STATUSES, child_env, generate, pair_lines  # the sibling script (python puts perf/ on the path)
+
+from mcot.testing.fake_provider import FakeProvider, Faults, JudgeAgent, Paid, SoakAgent
 
 """Statuses a resume keeps (mcot.runner.DONE_STATUSES): a pair with two such lines was solved twice."""
 REFERENCE = re.compile(r"Reference ([0-9a-f]{16})\.")

@@ -1,6 +1,6 @@
 """Harness overhead of `mcot run` against a local OpenAI-compatible server, side by side with inspect_ai.
 
-The server (`mcot.agents.fake_provider.FakeProvider`, TCP_NODELAY, a 1,024 backlog) runs in a process of its own, so
+The server (`mcot.testing.fake_provider.FakeProvider`, TCP_NODELAY, a 1,024 backlog) runs in a process of its own, so
 its CPU is not the harness's. It answers a request that offers tools with a `draw_line` call, then a
 `mark_point` call, then a final answer (3 model calls an item); a request without tools gets the answer at once.
 The items are `mcot gen games` items (question + picture). inspect_ai, when installed, solves the same items as
@@ -15,9 +15,13 @@ before the clock starts.
     alone): exec to the first request the server sees (startup_s: the default arms), and the exit (the last
     request to the process's end).
 
-Usage: python perf/harness_overhead.py [--quick] [--repeats 3] [--concurrency 32]
-Last line: `text_ratio_vs_inspect=… tool_ratio_vs_inspect=… wall_vs_ideal=… startup_s=…` (ratios n/a without
-inspect_ai).
+(a) and (b) also run mcot with aiohttp in place of its own plain HTTP client (`mcot-aiohttp`, when aiohttp is
+installed: perf/aiohttp_client.py), the well-kept client it is weighed against (issue 21, part 12).
+
+Usage: python perf/harness_overhead.py [--quick] [--repeats 3] [--concurrency 32] [--no-aiohttp]
+Last line: `text_ratio_vs_inspect=… tool_ratio_vs_inspect=… wall_vs_ideal=… startup_s=…
+aiohttp_text_ratio_vs_inspect=… aiohttp_tool_ratio_vs_inspect=… aiohttp_vs_plain_text=… aiohttp_vs_plain_tool=…`
+(ratios n/a without inspect_ai or aiohttp).
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ LATENCY_S = 0.2
 
 def scripted_turn(body: dict[str, Any]) -> Any:
     """Return the fake model's turn for a request: the next tool call while tools are offered, then the answer."""
-    from mcot.agents.fake_provider import Reply
+    from mcot.testing.fake_provider import Reply
 
     turn = sum(1 for message in body.get("messages") or () if message.get("role") == "assistant")
     if body.get("tools") and turn < len(TOOL_TURNS):
@@ -62,7 +66,7 @@ def scripted_turn(body: dict[str, Any]) -> Any:
 
 def serve(latency_s: float) -> None:
     """Serve the scripted model until stdin closes; answer `stats` (then reset) with one JSON line on stdout."""
-    from mcot.agents.fake_provider import FakeProvider
+    from mcot.testing.fake_provider import FakeProvider
 
     lock = threading.Lock()
     counts: dict[str, Any] = {"calls": 0, "first": None, "last": None, "cpu0": time.process_time()}
@@ -131,8 +135,11 @@ def _cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def mcot_worker(items: Path, url: str, arm: str, n: int, concurrency: int, out: Path) -> dict[str, Any]:
-    """Run `mcot run` in this process (modules imported first); return {cpu_s, wall_s, end, code}."""
+def mcot_worker(
+    items: Path, url: str, arm: str, n: int, concurrency: int, out: Path, client: str = "plain"
+) -> dict[str, Any]:
+    """Run `mcot run` in this process (modules imported first; `client` "aiohttp": with aiohttp in place of the
+    plain HTTP client); return {cpu_s, wall_s, end, code}."""
     import contextlib
     import io
 
@@ -144,6 +151,11 @@ def mcot_worker(items: Path, url: str, arm: str, n: int, concurrency: int, out: 
     from mcot.cli import app
 
     del mcot  # imported for their import time only
+    if client == "aiohttp":
+        import aiohttp  # noqa: F401  (imported before the clock starts)
+        from aiohttp_client import install  # the sibling script
+
+        install()
     argv = ["run", "--data", str(items), "--model", "openai-compatible:m", "--base-url", url, "--out", str(out)]
     argv += ["--mode", arm, "--limit", str(n), "--concurrency", str(concurrency)]
     cpu, wall = _cpu_s(), time.perf_counter()
@@ -326,9 +338,10 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--calls", type=int, default=None, help="model calls in (b) (default 2,000; 400 --quick)")
     parser.add_argument("--no-inspect", action="store_true", help="leave inspect_ai out even when installed")
+    parser.add_argument("--no-aiohttp", action="store_true", help="leave mcot-with-aiohttp out even when installed")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--latency", type=float, default=0.0, help=argparse.SUPPRESS)
-    parser.add_argument("--worker", choices=("mcot", "inspect"), help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=("mcot", "mcot-aiohttp", "inspect"), help=argparse.SUPPRESS)
     parser.add_argument("--items", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--arm", help=argparse.SUPPRESS)
@@ -339,8 +352,11 @@ def main() -> None:
         serve(args.latency)
         return
     if args.worker:
-        run = mcot_worker if args.worker == "mcot" else inspect_worker
-        result = run(args.items, args.url, args.arm, args.n, args.concurrency, args.out)
+        if args.worker == "inspect":
+            result = inspect_worker(args.items, args.url, args.arm, args.n, args.concurrency, args.out)
+        else:
+            client = "aiohttp" if args.worker == "mcot-aiohttp" else "plain"
+            result = mcot_worker(args.items, args.url, args.arm, args.n, args.concurrency, args.out, client)
         print(RESULT + json.dumps(result), flush=True)
         return
 
@@ -351,6 +367,14 @@ def main() -> None:
     n_a = 60 if args.quick else 240
     per_task = max(-(-n_b // 6), -(-n_a // 6))
     harnesses = ["mcot"]
+    if not args.no_aiohttp:
+        try:
+            from importlib.metadata import version
+
+            print(f"alternative client: aiohttp {version('aiohttp')} (mcot-aiohttp)")
+            harnesses.append("mcot-aiohttp")
+        except Exception:
+            pass
     inspect_version = None
     if not args.no_inspect:
         try:
@@ -388,6 +412,7 @@ def main() -> None:
                         per_call.setdefault((harness, arm), []).append(marginal)
                         whole.setdefault((harness, arm), []).append(large)
             ratios: dict[str, float | None] = {}
+            alternative: dict[str, float | None] = {}
             for arm in ("text", "canvas"):
                 for harness in harnesses:
                     runs = whole[(harness, arm)]
@@ -403,6 +428,16 @@ def main() -> None:
                     else None
                 )
                 print(f"  {arm} ratio mcot / inspect_ai: {_fmt_ratio(ratios[arm])}")
+                if "mcot-aiohttp" in harnesses:
+                    aio = _median(per_call[("mcot-aiohttp", arm)])
+                    alternative[f"vs_plain_{arm}"] = aio / _median(per_call[("mcot", arm)])
+                    alternative[f"vs_inspect_{arm}"] = (
+                        aio / _median(per_call[("inspect", arm)]) if "inspect" in harnesses else None
+                    )
+                    print(
+                        f"  {arm} mcot with aiohttp / with its plain client: {alternative[f'vs_plain_{arm}']:.2f}; "
+                        f"with aiohttp / inspect_ai: {_fmt_ratio(alternative[f'vs_inspect_{arm}'])}"
+                    )
 
             print("\n(c) start-up of `mcot run --limit 1 --model openai-compatible:m --base-url …`, median of 5")
             for mode in (None, "text"):
@@ -432,9 +467,20 @@ def main() -> None:
             wall_vs_ideal = mcot_b.wall_after_first_s / (mcot_b.calls * LATENCY_S / args.concurrency)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    aiohttp_b = walls.get("mcot-aiohttp")
     print(
         f"text_ratio_vs_inspect={_fmt_ratio(ratios['text'])} tool_ratio_vs_inspect={_fmt_ratio(ratios['canvas'])} "
-        f"wall_vs_ideal={wall_vs_ideal:.2f} startup_s={startup_s:.2f}"
+        f"wall_vs_ideal={wall_vs_ideal:.2f} startup_s={startup_s:.2f} "
+        f"aiohttp_text_ratio_vs_inspect={_fmt_ratio(alternative.get('vs_inspect_text'))} "
+        f"aiohttp_tool_ratio_vs_inspect={_fmt_ratio(alternative.get('vs_inspect_canvas'))} "
+        f"aiohttp_vs_plain_text={_fmt_ratio(alternative.get('vs_plain_text'))} "
+        f"aiohttp_vs_plain_tool={_fmt_ratio(alternative.get('vs_plain_canvas'))} "
+        f"aiohttp_wall_vs_ideal="
+        + (
+            _fmt_ratio(aiohttp_b.wall_after_first_s / (aiohttp_b.calls * LATENCY_S / args.concurrency))
+            if aiohttp_b
+            else "n/a"
+        )
     )
 
 

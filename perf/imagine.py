@@ -110,9 +110,10 @@ def time_diffusers(images: int, steps: int, size: int) -> dict[str, float] | Non
     except ImportError:
         return None
     from mcot.agents.generators import ImageOptions, ImageSolver, load_generator
-    from mcot.agents.generators.tiny_pipeline import build_tiny_pipeline
     from mcot.benchmarks.item import Item
     from mcot.canvas import BlobStore
+
+    from mcot.testing.tiny_pipeline import build_tiny_pipeline
 
     diffusers.utils.logging.set_verbosity_error()
     diffusers.utils.logging.disable_progress_bar()

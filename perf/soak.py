@@ -1,7 +1,7 @@
 """Fault soak: `mcot run` and `mcot score --judge` against a local server that fails 30 % of the requests.
 
 Generated items (`mcot gen games`, or `gen gepbench`) are solved in two arms (text, canvas) by `mcot run` in a
-subprocess, concurrency 16, against `mcot.agents.fake_provider.FakeProvider` in a thread of this process with
+subprocess, concurrency 16, against `mcot.testing.fake_provider.FakeProvider` in a thread of this process with
 `Faults(rate=0.3)`: 429 with and without Retry-After, 500/502/503/529, an answer that never comes (held
 `--hang-s` seconds, then the connection is closed), a connection reset mid-body, truncated and unparsable JSON,
 an empty answer, a tool call to an unknown tool, tool arguments that are not JSON, a body cut short of its
@@ -43,10 +43,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcot.agents.fake_provider import FakeProvider, Faults, JudgeAgent, SoakAgent
 from mcot.eval.rundir import read_jsonl
 
 from mcot.failures import summarize_failures
+from mcot.testing.fake_provider import FakeProvider, Faults, JudgeAgent, SoakAgent
 
 WIRES = ("openai-compatible", "anthropic")
 FINAL_ANSWER = "The answer is \\boxed{"

@@ -100,7 +100,7 @@ def _plain_tool(fn: Callable[..., Any], doc: str, group: str, example: dict[str,
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD) or name not in hints:
             raise TypeError(f"tool {fn.__name__}: every parameter needs a type annotation (and no *args/**kwargs)")
         fields[name] = (hints[name], ... if param.default is param.empty else param.default)
-    model = create_model(  # type: ignore[call-overload]
+    model = create_model(
         f"{fn.__name__}_arguments", __config__=ConfigDict(extra="forbid"), **fields
     )
 
@@ -114,6 +114,11 @@ def _plain_tool(fn: Callable[..., Any], doc: str, group: str, example: dict[str,
 
     run.__name__ = fn.__name__
     return ToolSpec(fn.__name__, doc, model, run, group, dict(example or {}))
+
+
+def unregister(name: str) -> None:
+    """Remove the tool declared as `name` (no error if absent); returns nothing."""
+    TOOLS.unregister(name)
 
 
 def _unwrap(doc: str) -> str:

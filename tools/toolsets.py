@@ -22,10 +22,10 @@ from mcot.registry import TOOLSETS
 
 
 def canvas_tools() -> tuple[str, ...]:
-    """Return the canvas operations' tool names, in DESIGN.md's order."""
-    from mcot.tools.canvas_ops import CANVAS_TOOLS
+    """Return the canvas operations' tool names, in the op table's order (DESIGN.md's for the built-in ones)."""
+    from mcot.tools.canvas_ops import canvas_tools as from_the_table
 
-    return CANVAS_TOOLS
+    return from_the_table()
 
 
 def every_tool() -> tuple[str, ...]:

@@ -1,8 +1,13 @@
-"""Small 2-D vector helpers on (x, y) tuples, shared by geometry, optics and physics."""
+"""Small 2-D vector helpers on (x, y) tuples, shared by geometry, optics and physics.
+
+Rotation and the two reflections are mcot.geometry's (the canvas's own), named here as the tools call them.
+"""
 
 from __future__ import annotations
 
 import math
+
+from mcot import geometry
 
 Vec = tuple[float, float]
 
@@ -54,24 +59,17 @@ def unit(a: Vec) -> Vec:
 
 def reflect(d: Vec, n: Vec) -> Vec:
     """Return direction d mirrored about a surface with unit normal n: d - 2 (d·n) n."""
-    k = 2.0 * dot(d, n)
-    return (d[0] - k * n[0], d[1] - k * n[1])
+    return geometry.reflect_vector(d, n)
 
 
 def rotate(p: Vec, angle_deg: float, center: Vec = (0.0, 0.0)) -> Vec:
     """Return p rotated by angle_deg about center (positive = counter-clockwise on screen, as canvas rotate)."""
-    a = math.radians(angle_deg)
-    c, s = math.cos(a), math.sin(a)
-    x, y = p[0] - center[0], p[1] - center[1]
-    return (center[0] + c * x + s * y, center[1] - s * x + c * y)
+    return geometry.rotate_point(p, angle_deg, center)
 
 
 def mirror_point(p: Vec, a: Vec, b: Vec) -> Vec:
-    """Return p reflected in the line through a and b."""
-    d = unit(sub(b, a))
-    ap = sub(p, a)
-    foot = add(a, mul(d, dot(ap, d)))
-    return (2 * foot[0] - p[0], 2 * foot[1] - p[1])
+    """Return p reflected in the line through a and b (raise ValueError when a and b coincide)."""
+    return geometry.reflect_point(p, a, b)
 
 
 def heading(d: Vec) -> float:

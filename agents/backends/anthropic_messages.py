@@ -2,32 +2,46 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 import os
-from collections.abc import Sequence
-from functools import cache
+from collections.abc import Awaitable, Callable, Sequence
+from functools import cache, partial
 from typing import Any
 
 import anthropic
 from mcot.agents.backends.base import (
+    EmptyAnswers,
     ModelRequest,
     ModelResponse,
     SchemaFlavor,
     UnparsableResponse,
-    Usage,
+    check_key,
+    checked_usage,
     redactor,
     request_url,
     sent_sampling,
 )
 from mcot.agents.backends.loop_clients import LoopClients
-from mcot.agents.endpoints import Endpoint, EndpointPool, endpoint_urls, scrub_userinfo, url_secrets
+from mcot.agents.backends.sdk_http import sdk_http_client
+from mcot.agents.backends.wire_failures import (
+    RequestTimedOut,
+    classify_response_error,
+    connection_failure,
+    status_failure,
+)
+from mcot.agents.backends.wire_limits import WireLimits, wire_limits
+from mcot.agents.endpoints import Endpoint, EndpointPool, endpoint_urls, scrub_url_secrets, url_secrets
 from mcot.agents.errors import ModelError, ModelSpecError
 from mcot.agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
-from mcot.agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds, status_is_retryable
+from mcot.agents.retry import Failure, RetryPolicy, call_with_retries
 
 ANTHROPIC_MAX_TEMPERATURE = 1.0
 """The Messages API takes temperatures from 0 to 1; a judge's raised retry temperature is clamped to it."""
+
+ANTHROPIC_DEFAULT_URL = "https://api.anthropic.com"
+"""Where the SDK sends requests when no base URL is given (what the run's check before it starts probes)."""
 
 
 class AnthropicBackend:
@@ -47,6 +61,7 @@ class AnthropicBackend:
         api_key: str | None = None,
         timeout_s: float = 180.0,
         retry: RetryPolicy | None = None,
+        limits: WireLimits | None = None,
     ) -> None:
         self.model = model
         self.spec = f"anthropic:{model}"
@@ -55,28 +70,34 @@ class AnthropicBackend:
         key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         if not key:
             raise ModelSpecError(f"{self.spec} needs an API key: set ANTHROPIC_API_KEY")
-        self._key = key
+        self._key = check_key(key, "the API key" if api_key else "ANTHROPIC_API_KEY")
         secrets = redactor(key, *url_secrets(self.base_urls))
-        self._redact = lambda text: secrets(scrub_userinfo(text))
+        self._redact: Callable[[str], str] = lambda text: secrets(scrub_url_secrets(text))
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
-        self._clients = LoopClients(
-            lambda: anthropic.AsyncAnthropic(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout_s)
-        )
+        self.limits = limits or wire_limits()
+        self._clients = LoopClients(lambda: self._new_client(self.base_url))
         self._pool: EndpointPool | None = None
         if len(self.base_urls) > 1:
             self._pool = EndpointPool(self.base_urls)
-            self._endpoint_clients = {
-                url: LoopClients(
-                    lambda url=url: anthropic.AsyncAnthropic(
-                        api_key=key, base_url=url, max_retries=0, timeout=timeout_s
-                    )
-                )
-                for url in self.base_urls
-            }
+            self._endpoint_clients = {url: LoopClients(partial(self._new_client, url)) for url in self.base_urls}
+
+    def _new_client(self, url: str | None) -> anthropic.AsyncAnthropic:
+        http = sdk_http_client(anthropic.DefaultAsyncHttpxClient, self.limits, timeout=self.timeout_s)
+        return anthropic.AsyncAnthropic(
+            api_key=self._key, base_url=url, max_retries=0, timeout=self.timeout_s, http_client=http
+        )
 
     def _client(self) -> anthropic.AsyncAnthropic:
         return self._clients.get()
+
+    def redact(self, text: str) -> str:
+        """Return text without the key, URL credentials or anything shaped like a key."""
+        return self._redact(text)
+
+    def endpoints(self) -> tuple[str, ...]:
+        """Return the base URLs requests go to (Anthropic's own when none is set), for the check before a run."""
+        return self.base_urls or (ANTHROPIC_DEFAULT_URL,)
 
     def endpoint_counts(self) -> dict[str, dict[str, int]]:
         """Return per base URL (userinfo removed) the requests, ok, failed and rested counts; {} with one URL."""
@@ -111,38 +132,40 @@ class AnthropicBackend:
         """Return the model's next turn; retries are noted in the response."""
         params = self.build_params(request)
         notes: list[dict[str, Any]] = []
+        empty = EmptyAnswers(retry=self.retry.max_tries > 1)
 
+        async def attempt_on(client: anthropic.AsyncAnthropic, url: str | None) -> ModelResponse:
+            try:
+                async with asyncio.timeout(self.timeout_s):
+                    reply = await client.messages.create(**params)
+            except TimeoutError:
+                raise RequestTimedOut(self.timeout_s, url) from None
+            return _parse(reply, empty)
+
+        attempt: Callable[[], Awaitable[ModelResponse]]
         if self._pool is None:
 
-            async def attempt() -> Any:
-                return _usable(await self._client().messages.create(**params))
+            async def attempt() -> ModelResponse:
+                return await attempt_on(self._client(), self.base_url)
 
         else:
 
-            async def on_endpoint(endpoint: Endpoint) -> Any:
-                return _usable(await self._endpoint_clients[endpoint.url].get().messages.create(**params))
+            async def on_endpoint(endpoint: Endpoint) -> ModelResponse:
+                return await attempt_on(self._endpoint_clients[endpoint.url].get(), endpoint.public_url)
 
             attempt = self._pool.attempts(on_endpoint, classify_anthropic_error)
 
         sampling = sent_sampling(params)
         try:
-            reply = await call_with_retries(attempt, classify_anthropic_error, self.retry, notes, self._redact)
+            response = await call_with_retries(attempt, classify_anthropic_error, self.retry, notes, self._redact)
         except ModelError as exc:
             exc.sampling = sampling
             raise
-        texts: list[str] = []
-        calls: list[ToolCall] = []
-        for block in reply.content or []:
-            if block.type == "text":
-                texts.append(block.text)
-            elif block.type == "tool_use":
-                calls.append(ToolCall(id=block.id, name=block.name, arguments=json.dumps(block.input)))
-        usage = reply.usage
         return ModelResponse(
-            text="\n".join(texts),
-            tool_calls=tuple(calls),
-            usage=Usage(int(getattr(usage, "input_tokens", 0) or 0), int(getattr(usage, "output_tokens", 0) or 0)),
-            stop_reason=reply.stop_reason,
+            text=response.text,
+            tool_calls=response.tool_calls,
+            usage=response.usage,
+            stop_reason=response.stop_reason,
             retries=tuple(notes),
             sampling=sampling,
         )
@@ -156,34 +179,68 @@ def _accepts_temperature() -> bool:
     return "temperature" in inspect.signature(AsyncMessages.create).parameters
 
 
-def _usable(reply: Any) -> Any:
-    """Return a reply that holds text or a tool call; raise UnparsableResponse for an empty one."""
-    for block in getattr(reply, "content", None) or []:
-        if (block.type == "text" and block.text) or block.type == "tool_use":
-            return reply
-    raise UnparsableResponse("the response has neither text nor tool calls")
+def _parse(reply: Any, empty: EmptyAnswers) -> ModelResponse:
+    """Return the turn a Messages reply holds; raise UnparsableResponse, EmptyAnswer or UnusableUsage if unusable."""
+    content = getattr(reply, "content", None)
+    if not isinstance(content, list):
+        raise UnparsableResponse("the response has no content")
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for block in content:
+        kind = getattr(block, "type", None)
+        if kind == "text" and isinstance(getattr(block, "text", None), str):
+            texts.append(block.text)
+        elif kind == "tool_use":
+            calls.append(_tool_use(block, len(calls) + 1))
+    text = "\n".join(t for t in texts if t)
+    stop_reason = getattr(reply, "stop_reason", None)
+    stop_reason = stop_reason if isinstance(stop_reason, str) and stop_reason else None
+    if not text and not calls:
+        if stop_reason is None:
+            raise UnparsableResponse("the response has neither text nor tool calls nor a stop reason")
+        empty.check(stop_reason)
+    usage = getattr(reply, "usage", None)
+    return ModelResponse(
+        text=text,
+        tool_calls=tuple(calls),
+        usage=checked_usage(
+            input_tokens=getattr(usage, "input_tokens", None), output_tokens=getattr(usage, "output_tokens", None)
+        ),
+        stop_reason=stop_reason,
+    )
+
+
+def _tool_use(block: Any, index: int) -> ToolCall:
+    """Return a tool_use block as a ToolCall; an `input` that is not an object is a call answered with an error."""
+    call_id = getattr(block, "id", None)
+    name = getattr(block, "name", None)
+    value = getattr(block, "input", None)
+    problem = None
+    try:
+        arguments = json.dumps(value, default=str)
+    except (ValueError, RecursionError):
+        arguments, problem = "", "they are nested too deeply to read"
+    if problem is None and not isinstance(value, dict):
+        problem = f"they came as a JSON {type(value).__name__} where the Messages API wants an object"
+    return ToolCall(
+        id=call_id if isinstance(call_id, str) and call_id else f"toolu_{index}",
+        name=name if isinstance(name, str) else "",
+        arguments=arguments,
+        problem=problem,
+    )
 
 
 def classify_anthropic_error(exc: BaseException) -> Failure | None:
     """Return how an exception from the Anthropic SDK should be handled (None: not a provider failure)."""
     if isinstance(exc, anthropic.APIStatusError):
-        status = exc.status_code
-        headers = getattr(getattr(exc, "response", None), "headers", None)
-        message = " ".join(str(exc.message).split())[:300]
-        return Failure(
-            status_is_retryable(status),
-            f"HTTP {status}: {message}",
-            status,
-            retry_after_seconds(headers),
-            overloaded=_error_type(exc) == "overloaded_error",
-        )
+        return status_failure(exc, overloaded=_error_type(exc) == "overloaded_error")
     if isinstance(exc, anthropic.APITimeoutError):
         return Failure(True, f"request timed out{request_url(exc)}", unreachable=True)
     if isinstance(exc, anthropic.APIConnectionError):
-        return Failure(True, f"connection error{request_url(exc)}", unreachable=True)
-    if isinstance(exc, anthropic.APIResponseValidationError | UnparsableResponse | json.JSONDecodeError):
-        return Failure(True, f"unparsable response: {str(exc)[:200]}")
-    return None
+        return connection_failure(exc)
+    if isinstance(exc, anthropic.APIResponseValidationError):
+        return Failure(True, f"unparsable response: {exc}")
+    return classify_response_error(exc)
 
 
 def _error_type(exc: Any) -> str | None:

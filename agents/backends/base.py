@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from mcot.agents.errors import ModelSpecError
 from mcot.agents.messages import Message, ToolCall
 
 SchemaFlavor = Literal["openai", "anthropic", "compatible"]
@@ -57,6 +59,41 @@ class Usage:
     output_tokens: int = 0
 
 
+MAX_TOKENS_PER_CALL = 100_000_000
+"""More tokens than this in one response's usage is taken for a broken or hostile figure, not a count."""
+
+
+class UnusableUsage(Exception):
+    """A response's usage figures are negative, not finite, not numbers, or absurd: its cost cannot be known.
+
+    Not retried (the server would say the same again): the pair records the error, and no budget is ever
+    lowered by a negative cost.
+    """
+
+
+def checked_usage(**figures: Any) -> Usage:
+    """Return `Usage(input_tokens, output_tokens)` from a response's figures (None or absent: 0).
+
+    Each figure must be a whole number from 0 to MAX_TOKENS_PER_CALL (an integral float is taken); anything
+    else raises UnusableUsage naming the figure as the server wrote it.
+    """
+    counts: list[int] = []
+    for name, value in figures.items():
+        if value is None:
+            counts.append(0)
+            continue
+        number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
+        if (
+            number is None
+            or not math.isfinite(number)
+            or number != int(number)
+            or not 0 <= number <= MAX_TOKENS_PER_CALL
+        ):
+            raise UnusableUsage(f"the response's usage is unusable: {name}={repr(value)[:40]}")
+        counts.append(int(number))
+    return Usage(*counts)
+
+
 @dataclass(frozen=True)
 class ModelResponse:
     """What a backend returns: text, tool calls, usage, the retries it took, and the sampling it sent.
@@ -96,11 +133,33 @@ class ModelBackend(Protocol):
 
 
 class UnparsableResponse(Exception):
-    """The server answered 200 with a body that is not a usable turn (no choices; neither text nor tool calls).
+    """The server answered 200 with a body that is not a usable turn (no choices, no content, no stop reason).
 
-    Retried like a garbled body: an empty turn taken as the final answer would be a silent wrong answer that
-    a resume never retries.
+    Retried like a garbled body. A well-formed empty answer (no text, no tool calls, and a stop reason such as
+    `stop`, `length` or `end_turn`) is not one: it is the model's answer (see `EmptyAnswers`).
     """
+
+
+class EmptyAnswer(UnparsableResponse):
+    """A well-formed answer with no text and no tool calls, seen for the first time in a call: asked once more."""
+
+
+@dataclass
+class EmptyAnswers:
+    """How one model call treats well-formed empty answers: the first is asked again once, the next is kept.
+
+    `retry` False (a policy of one try) keeps the first at once. `check(stop_reason)` raises EmptyAnswer the
+    first time and returns afterwards; an empty answer is then recorded as the model's answer, flagged empty.
+    """
+
+    retry: bool = True
+    seen: int = 0
+
+    def check(self, stop_reason: str | None) -> None:
+        """Raise EmptyAnswer for the first empty answer of the call (when retrying is allowed), else return."""
+        self.seen += 1
+        if self.retry and self.seen == 1:
+            raise EmptyAnswer(f"an empty answer (stop reason {stop_reason!r}); asked once more")
 
 
 SAMPLING_KEYS = ("temperature", "seed")
@@ -125,17 +184,51 @@ def sampling_support(backend: Any) -> dict[str, str]:
 
 _KEY_PATTERN = re.compile(r"(sk-(?:ant-)?|key-|Bearer\s+)[A-Za-z0-9_\-\.]{6,}")
 
+PLACEHOLDER_KEY = "not-needed"
+"""The key an OpenAI-compatible backend sends when none is set (servers without keys want one anyway)."""
+
 
 def redactor(*secrets: str | None) -> Callable[[str], str]:
-    """Return a function that removes the given secrets and anything shaped like an API key from text."""
-    known = [s for s in secrets if s and len(s) >= 4]
+    """Return a function that removes the given secrets and anything shaped like an API key from text.
+
+    A secret of any length is removed, and also where whitespace inside it was changed (a tab written as a
+    space, a line broken): its runs of whitespace match any run. The placeholder key is no secret.
+    """
+    known = sorted({s for s in secrets if s and s != PLACEHOLDER_KEY}, key=len, reverse=True)
+    flexible = [_whitespace_flexible(s) for s in known if any(c.isspace() for c in s) and s.split()]
 
     def redact(text: str) -> str:
         for secret in known:
-            text = text.replace(secret, "***")
+            if secret in text:
+                text = text.replace(secret, "***")
+        for pattern in flexible:
+            text = pattern.sub("***", text)
         return _KEY_PATTERN.sub(lambda m: m.group(1) + "***", text)
 
     return redact
+
+
+def _whitespace_flexible(secret: str) -> re.Pattern[str]:
+    """Return a pattern that finds `secret` with each run of whitespace in it written as any run (or none)."""
+    words = [re.escape(word) for word in secret.split()]
+    return re.compile(r"\s*".join(words))
+
+
+def check_key(key: str, where: str) -> str:
+    """Return an API key unchanged, or raise ModelSpecError when it holds a control character (CR, LF, tab…).
+
+    Such a key would break every request (CR LF starts a header of its own); the key itself is never shown.
+    """
+    bad = next((c for c in key if ord(c) < 0x20 or ord(c) == 0x7F), None)
+    if bad is not None:
+        raise ModelSpecError(
+            f"{where} holds a control character ({_CONTROL_NAMES.get(bad, f'U+{ord(bad):04X}')}); "
+            "remove it (a key read from a file often ends in a line break)"
+        )
+    return key
+
+
+_CONTROL_NAMES = {"\r": "CR", "\n": "LF", "\t": "tab", "\x00": "NUL"}
 
 
 def request_url(exc: BaseException) -> str:

@@ -2,34 +2,59 @@
 
 from __future__ import annotations
 
-import json
+import asyncio
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mcot.agents.backends._textcalls import parse_text_tool_calls
 from mcot.agents.backends.base import (
+    PLACEHOLDER_KEY,
+    EmptyAnswers,
     ModelRequest,
     ModelResponse,
     SchemaFlavor,
     UnparsableResponse,
-    Usage,
+    check_key,
+    checked_usage,
     redactor,
     request_url,
     sent_sampling,
 )
 from mcot.agents.backends.loop_clients import LoopClients
-from mcot.agents.backends.plain_http import PlainHTTPClient, classify_plain_http_error, plain_http_usable
-from mcot.agents.endpoints import Endpoint, EndpointPool, endpoint_urls, scrub_userinfo, url_secrets
+from mcot.agents.backends.plain_http import (
+    HeaderError,
+    JSONRecord,
+    PlainHTTPClient,
+    classify_plain_http_error,
+    plain_http_usable,
+)
+from mcot.agents.backends.wire_failures import (
+    RequestTimedOut,
+    classify_response_error,
+    connection_failure,
+    status_failure,
+)
+from mcot.agents.backends.wire_limits import WireLimits, wire_limits
+from mcot.agents.endpoints import (
+    Endpoint,
+    EndpointPool,
+    endpoint_urls,
+    scrub_url_secrets,
+    url_secrets,
+)
 from mcot.agents.errors import ModelError, ModelSpecError
-from mcot.agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
-from mcot.agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds, status_is_retryable
+from mcot.agents.messages import ImagePart, Message, TextPart, ToolResultPart, wire_tool_call
+from mcot.agents.retry import Failure, RetryPolicy, call_with_retries
 
 if TYPE_CHECKING:
     import openai
 
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "gpt-6")
+OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
+"""Where the SDK sends requests when no base URL is given (what the run's check before it starts probes)."""
 
 
 class OpenAIChatBackend:
@@ -51,6 +76,7 @@ class OpenAIChatBackend:
         compatible: bool = False,
         timeout_s: float = 180.0,
         retry: RetryPolicy | None = None,
+        limits: WireLimits | None = None,
     ) -> None:
         self.model = model
         self.compatible = compatible
@@ -68,29 +94,46 @@ class OpenAIChatBackend:
         if not key:
             if not compatible:
                 raise ModelSpecError(f"{self.spec} needs an API key: set OPENAI_API_KEY")
-            key = "not-needed"
-        self._key = key
+            key = PLACEHOLDER_KEY
+        self._key = check_key(key, "the API key" if api_key else "OPENAI_API_KEY")
         secrets = redactor(key, *url_secrets(self.base_urls))
-        self._redact = lambda text: secrets(scrub_userinfo(text))
+        self._redact: Callable[[str], str] = lambda text: secrets(scrub_url_secrets(text))
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
+        self.limits = limits or wire_limits()
         self._clients = LoopClients(lambda: self._new_client(self.base_url))
         self._pool: EndpointPool | None = None
         if len(self.base_urls) > 1:
             self._pool = EndpointPool(self.base_urls)
-            self._endpoint_clients = {url: LoopClients(lambda url=url: self._new_client(url)) for url in self.base_urls}
+            self._endpoint_clients = {url: LoopClients(partial(self._new_client, url)) for url in self.base_urls}
 
     def _new_client(self, url: str | None) -> PlainHTTPClient | openai.AsyncOpenAI:
         # an OpenAI-compatible server over plain http gets the lean client (no SDK: a few ms less CPU per call,
         # half a second less start-up); HTTPS, proxies and OpenAI itself get the SDK, with its retries off
         if self.compatible and url and plain_http_usable(url):
-            return PlainHTTPClient(url, headers={"Authorization": f"Bearer {self._key}"}, timeout_s=self.timeout_s)
+            headers = {"Authorization": f"Bearer {self._key}"}
+            try:
+                return PlainHTTPClient(url, headers=headers, timeout_s=self.timeout_s, limits=self.limits)
+            except HeaderError as exc:
+                raise ModelSpecError(f"{self.spec}: {exc}") from None
         import openai
+        from mcot.agents.backends.sdk_http import sdk_http_client
 
-        return openai.AsyncOpenAI(api_key=self._key, base_url=url, max_retries=0, timeout=self.timeout_s)
+        http = sdk_http_client(openai.DefaultAsyncHttpxClient, self.limits, timeout=self.timeout_s)
+        return openai.AsyncOpenAI(
+            api_key=self._key, base_url=url, max_retries=0, timeout=self.timeout_s, http_client=http
+        )
 
     def _client(self) -> PlainHTTPClient | openai.AsyncOpenAI:
         return self._clients.get()
+
+    def redact(self, text: str) -> str:
+        """Return text without the key, URL credentials or anything shaped like a key."""
+        return self._redact(text)
+
+    def endpoints(self) -> tuple[str, ...]:
+        """Return the base URLs requests go to (OpenAI's own when none is set), for the check before a run."""
+        return self.base_urls or (OPENAI_DEFAULT_URL,)
 
     def endpoint_counts(self) -> dict[str, dict[str, int]]:
         """Return per base URL (userinfo removed) the requests, ok, failed and rested counts; {} with one URL."""
@@ -130,6 +173,7 @@ class OpenAIChatBackend:
         """Return the model's next turn; retries are noted in the response."""
         params = self.build_params(request)
         notes: list[dict[str, Any]] = []
+        empty = EmptyAnswers(retry=self.retry.max_tries > 1)
 
         # The SDK walks typed parameters through its transform layer (about 10 ms for 36 tool schemas and
         # a conversation); ours are plain JSON already, so the large ones travel in `extra_body`, which the
@@ -137,103 +181,113 @@ class OpenAIChatBackend:
         bulky = {key: params[key] for key in ("messages", "tools") if key in params}
         light = {key: value for key, value in params.items() if key not in bulky}
 
-        async def attempt_on(client: PlainHTTPClient | openai.AsyncOpenAI) -> Any:
-            if isinstance(client, PlainHTTPClient):
+        async def attempt_on(client: PlainHTTPClient | openai.AsyncOpenAI, url: str | None) -> ModelResponse:
+            if isinstance(client, PlainHTTPClient):  # its time-out covers the whole exchange already
                 completion = await client.post_json("/chat/completions", params)
             else:
-                completion = await client.chat.completions.create(**light, messages=[], extra_body=bulky)
-            if not getattr(completion, "choices", None):
-                raise UnparsableResponse("the response has no choices")
-            message = completion.choices[0].message
-            if not (getattr(message, "content", None) or getattr(message, "tool_calls", None)):
-                raise UnparsableResponse("the response has neither text nor tool calls")
-            return completion
+                try:
+                    async with asyncio.timeout(self.timeout_s):
+                        completion = await client.chat.completions.create(**light, messages=[], extra_body=bulky)
+                except TimeoutError:
+                    raise RequestTimedOut(self.timeout_s, url) from None
+            return self._parse(completion, request, empty)
 
+        attempt: Callable[[], Awaitable[ModelResponse]]
         if self._pool is None:
 
-            async def attempt() -> Any:
-                return await attempt_on(self._client())
+            async def attempt() -> ModelResponse:
+                return await attempt_on(self._client(), self.base_url)
 
         else:
 
-            async def on_endpoint(endpoint: Endpoint) -> Any:
-                return await attempt_on(self._endpoint_clients[endpoint.url].get())
+            async def on_endpoint(endpoint: Endpoint) -> ModelResponse:
+                return await attempt_on(self._endpoint_clients[endpoint.url].get(), endpoint.public_url)
 
             attempt = self._pool.attempts(on_endpoint, classify_openai_error)
 
         sampling = sent_sampling(params)
         try:
-            completion = await call_with_retries(attempt, classify_openai_error, self.retry, notes, self._redact)
+            response: ModelResponse = await call_with_retries(
+                attempt, classify_openai_error, self.retry, notes, self._redact
+            )
         except ModelError as exc:
             exc.sampling = sampling
             raise
-        return self._parse(completion, request, notes, sampling)
-
-    def _parse(
-        self, completion: Any, request: ModelRequest, notes: list[dict[str, Any]], sampling: dict[str, Any]
-    ) -> ModelResponse:
-        choice = completion.choices[0]
-        message = choice.message
-        text = message.content or ""
-        calls = tuple(
-            ToolCall(id=c.id or f"call_{i}", name=c.function.name, arguments=c.function.arguments or "")
-            for i, c in enumerate(message.tool_calls or [], start=1)
-            if getattr(c, "function", None) is not None
+        return ModelResponse(
+            text=response.text,
+            tool_calls=response.tool_calls,
+            usage=response.usage,
+            stop_reason=response.stop_reason,
+            retries=tuple(notes),
+            tool_calls_in_text=response.tool_calls_in_text,
+            sampling=sampling,
         )
+
+    def _parse(self, completion: Any, request: ModelRequest, empty: EmptyAnswers) -> ModelResponse:
+        """Return the turn a completion holds; raise UnparsableResponse, EmptyAnswer or UnusableUsage when unusable."""
+        choices = getattr(completion, "choices", None)
+        if not choices or not isinstance(choices, list):
+            raise UnparsableResponse("the response has no choices")
+        choice = choices[0]
+        message = getattr(choice, "message", None)
+        if message is None:
+            raise UnparsableResponse("the response's choice has no message")
+        text = message.content if isinstance(getattr(message, "content", None), str) else ""
+        raw_calls = getattr(message, "tool_calls", None)
+        raw_calls = raw_calls if isinstance(raw_calls, list) else []
+        calls = tuple(
+            wire_tool_call(
+                getattr(c, "id", None), getattr(function, "name", None), _plain(getattr(function, "arguments", None)), i
+            )
+            for i, c in enumerate(raw_calls, start=1)
+            if (function := getattr(c, "function", None)) is not None
+        )
+        stop_reason = getattr(choice, "finish_reason", None)
+        stop_reason = stop_reason if isinstance(stop_reason, str) and stop_reason else None
+        if not text and not calls:
+            if stop_reason is None:
+                raise UnparsableResponse("the response has neither text nor tool calls nor a finish reason")
+            empty.check(stop_reason)
         in_text = False
         if not calls and self.compatible and request.tools is not None and text:
             calls = parse_text_tool_calls(text, request.tools.names)
             in_text = bool(calls)
-        usage = completion.usage
+        usage = getattr(completion, "usage", None)
         return ModelResponse(
             text=text,
             tool_calls=calls,
-            usage=Usage(
-                input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            usage=checked_usage(
+                prompt_tokens=getattr(usage, "prompt_tokens", None),
+                completion_tokens=getattr(usage, "completion_tokens", None),
             ),
-            stop_reason=choice.finish_reason,
-            retries=tuple(notes),
+            stop_reason=stop_reason,
             tool_calls_in_text=in_text,
-            sampling=sampling,
         )
 
 
 def classify_openai_error(exc: BaseException) -> Failure | None:
     """Return how an exception from the OpenAI SDK should be handled (None: not a provider failure)."""
-    plain = classify_plain_http_error(exc)
+    plain = classify_plain_http_error(exc) or classify_response_error(exc)
     if plain is not None:
         return plain
     if "openai" not in sys.modules:  # no SDK client was ever made, so this is none of its errors
-        unparsable = isinstance(exc, UnparsableResponse | json.JSONDecodeError)
-        return Failure(True, f"unparsable response: {_short(str(exc))}") if unparsable else None
+        return None
     import openai
 
     if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        return Failure(
-            status_is_retryable(status),
-            f"HTTP {status}: {_short(exc.message)}",
-            status,
-            _retry_after(exc),
-        )
+        return status_failure(exc)
     if isinstance(exc, openai.APITimeoutError):
         return Failure(True, f"request timed out{request_url(exc)}", unreachable=True)
     if isinstance(exc, openai.APIConnectionError):
-        return Failure(True, f"connection error{request_url(exc)}: {_short(str(exc))}", unreachable=True)
-    if isinstance(exc, openai.APIResponseValidationError | UnparsableResponse | json.JSONDecodeError):
-        return Failure(True, f"unparsable response: {_short(str(exc))}")
+        return connection_failure(exc)
+    if isinstance(exc, openai.APIResponseValidationError):
+        return Failure(True, f"unparsable response: {exc}")
     return None
 
 
-def _retry_after(exc: Any) -> float | None:
-    response = getattr(exc, "response", None)
-    return retry_after_seconds(getattr(response, "headers", None))
-
-
-def _short(text: str, limit: int = 300) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _plain(value: Any) -> Any:
+    """Return a value of the plain client's answer as plain JSON (a JSONRecord's dict), anything else as it is."""
+    return value.data if isinstance(value, JSONRecord) else value
 
 
 def _image_block(image: ImagePart) -> dict[str, Any]:

@@ -9,6 +9,13 @@ recently used first; one whose server has hung up is dropped without a system ca
 `HTTPStatusError` (status, message, headers, body), `HTTPTimeout` or `HTTPConnectionError`;
 `classify_plain_http_error` turns them into the retry layer's `Failure`s, worded as the SDK errors are.
 
+It holds the line a well-kept client holds (perf/harness_overhead.py and perf/scaling.py measure it against
+aiohttp side by side; it is kept because it costs less CPU a call): header values with a control character
+are refused before anything is sent (no header injection); an answer's body is bounded on the wire and after
+decompression (`wire_limits.WireLimits`), read in pieces and refused as soon as it passes the limit; a redirect
+is never followed; the whole exchange, connecting included, has one time-out; a kept-alive connection that the
+server closed as it was reused is replaced once by a fresh one.
+
 `plain_http_usable(url)` says when it applies: an `http://` URL without credentials that no proxy setting
 covers. HTTPS, proxies and everything else stay with the SDKs.
 """
@@ -18,13 +25,17 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import time
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
+from mcot.agents.backends.base import UnparsableResponse
+from mcot.agents.backends.wire_limits import BodyDecoder, ResponseTooLarge, UnreadableEncoding, WireLimits
+from mcot.agents.endpoints import public_url
 from mcot.agents.retry import Failure, retry_after_seconds, status_is_retryable
 
 HEAD_LIMIT = 1 << 20
@@ -57,7 +68,11 @@ class HTTPStatusError(PlainHTTPError):
 
 
 class HTTPConnectionError(PlainHTTPError):
-    """The connection could not be made, or it broke before a whole answer came back."""
+    """The connection could not be made (`connect` True), or it broke before a whole answer came back."""
+
+    def __init__(self, message: str, url: str, *, connect: bool = False) -> None:
+        super().__init__(message, url)
+        self.connect = connect
 
 
 class HTTPTimeout(PlainHTTPError):
@@ -93,7 +108,7 @@ def plain_http_usable(url: str | None) -> bool:
         return False
     if not any(os.environ.get(name) or os.environ.get(name.upper()) for name in _PROXY_VARIABLES):
         return True
-    from urllib.request import proxy_bypass_environment
+    from urllib.request import proxy_bypass_environment  # type: ignore[attr-defined]
 
     return bool(proxy_bypass_environment(parts.hostname))
 
@@ -111,14 +126,55 @@ class _Connection:
         self.writer.close()
 
 
+class HeaderError(ValueError):
+    """A header name or value that cannot go on the wire (a control character such as CR or LF, or not Latin-1)."""
+
+
+def checked_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """Return the headers unchanged, or raise HeaderError naming the first one with a character HTTP forbids.
+
+    CR and LF would end the header and start another (header injection); other control characters are refused
+    by servers. A value's own text is never shown: it may be a key.
+    """
+    for name, value in headers.items():
+        if not _TOKEN.fullmatch(name):
+            raise HeaderError(f"the header name {name[:40]!r} is not an HTTP token")
+        if _FORBIDDEN.search(value) or (not value.isascii() and not _latin1(value)):
+            raise HeaderError(
+                f"the value of the {name} header holds a control character (CR, LF, tab…) or is not Latin-1"
+            )
+    return dict(headers)
+
+
+def _latin1(text: str) -> bool:
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f]")
+
+
 class PlainHTTPClient:
     """POSTs JSON to one server (`base_url`, e.g. http://127.0.0.1:8000/v1) from one event loop.
 
-    `headers` go with every request (e.g. Authorization); `timeout_s` bounds one whole exchange, connecting
-    included. Connections belong to the loop that opened them: make one client per event loop.
+    `headers` go with every request (e.g. Authorization; checked: a control character is a HeaderError);
+    `timeout_s` bounds one whole exchange, connecting included; `limits` bound the answer's body on the wire and
+    after decompression. Redirects are never followed: a 3xx is an HTTPStatusError naming where it points.
+    Connections belong to the loop that opened them: make one client per event loop.
     """
 
-    def __init__(self, base_url: str, *, headers: Mapping[str, str] | None = None, timeout_s: float = 180.0) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout_s: float = 180.0,
+        limits: WireLimits | None = None,
+    ) -> None:
         parts = urlsplit(base_url)
         if parts.scheme != "http" or not parts.hostname:
             raise ValueError(f"PlainHTTPClient speaks plain http only, not {base_url!r}")
@@ -126,22 +182,26 @@ class PlainHTTPClient:
         self.host = parts.hostname
         self.port = parts.port or 80
         self.timeout_s = timeout_s
+        self.limits = limits or WireLimits()
         self._prefix = parts.path.rstrip("/")
-        fixed = {
-            "Host": parts.netloc,
-            "User-Agent": "mcot",
-            "Accept": "application/json",
-            "Content-Type": "application/json",
-            **(headers or {}),
-        }
+        fixed = checked_headers(
+            {
+                "Host": parts.netloc,
+                "User-Agent": "mcot",
+                "Accept": "application/json",
+                "Accept-Encoding": "gzip, deflate",
+                "Content-Type": "application/json",
+                **(headers or {}),
+            }
+        )
         self._head = "".join(f"{name}: {value}\r\n" for name, value in fixed.items())
         self._idle: list[_Connection] = []
 
     async def post_json(self, path: str, payload: Any) -> Any:
         """Return the JSON answer to POSTing `payload` to base_url + path (objects as `JSONRecord`s).
 
-        Raises HTTPStatusError for a status of 400 or more, HTTPTimeout, HTTPConnectionError, and
-        json.JSONDecodeError (a ValueError) for a 2xx answer that is not JSON.
+        Raises HTTPStatusError for a status of 300 or more (redirects are not followed), HTTPTimeout,
+        HTTPConnectionError, ResponseTooLarge, and UnparsableResponse for a 2xx answer that is not JSON.
         """
         url = self.base_url + path
         body = json.dumps(payload).encode("ascii")
@@ -151,9 +211,14 @@ class PlainHTTPClient:
                 status, headers, data = await self._exchange(head.encode("latin-1") + body, url)
         except TimeoutError:
             raise HTTPTimeout(f"request timed out after {self.timeout_s:g} s", url) from None
-        if status >= 400:
-            raise _status_error(status, headers, data, url)
-        return json.loads(data, object_hook=JSONRecord)
+        if status >= 300:
+            raise status_error(status, headers, data, url)
+        try:
+            return json.loads(data, object_hook=JSONRecord)
+        except RecursionError:
+            raise UnparsableResponse("the response's JSON is nested too deeply to read") from None
+        except ValueError as exc:
+            raise UnparsableResponse(f"the response is not JSON: {exc}") from None
 
     def close(self) -> None:
         """Close the idle connections (in-flight ones close when their exchange ends)."""
@@ -162,22 +227,42 @@ class PlainHTTPClient:
 
     async def _exchange(self, request: bytes, url: str) -> tuple[int, dict[str, str], bytes]:
         connection = self._idle_connection()
-        if connection is None:
+        if connection is not None:
             try:
-                reader, writer = await asyncio.open_connection(self.host, self.port, limit=HEAD_LIMIT)
-            except OSError as exc:
-                raise HTTPConnectionError(f"cannot connect to {self.host}:{self.port}: {exc}", url) from None
-            connection = _Connection(reader, writer)
+                return await self._send(connection, request, url)
+            except _Stale:
+                pass  # the server closed the kept-alive connection as it was reused: once more on a new one
+        try:
+            reader, writer = await asyncio.open_connection(self.host, self.port, limit=HEAD_LIMIT)
+        except OSError as exc:
+            raise HTTPConnectionError(f"cannot connect to {self.host}:{self.port}: {exc}", url, connect=True) from None
+        try:
+            return await self._send(_Connection(reader, writer), request, url)
+        except _Stale as stale:
+            raise HTTPConnectionError(_broken(stale.cause), url) from None
+
+    async def _send(self, connection: _Connection, request: bytes, url: str) -> tuple[int, dict[str, str], bytes]:
+        """Return one exchange's answer; raise _Stale when the connection failed before any byte of an answer."""
+        answered = False
         try:
             connection.writer.write(request)
             await connection.writer.drain()
-            status, headers, data, keep = await _read_response(connection.reader)
+            status, headers, keep = await _read_head(connection.reader)
+            answered = True
+            data = await _read_body(connection.reader, status, headers, self.limits)
+        except (ResponseTooLarge, UnreadableEncoding):
+            connection.close()
+            raise
         except (OSError, EOFError, asyncio.LimitOverrunError, ValueError, zlib.error) as exc:
             connection.close()
+            if not answered and _before_answer(exc):
+                raise _Stale(exc) from None
             raise HTTPConnectionError(_broken(exc), url) from None
         except BaseException:
             connection.close()
             raise
+        if keep and "content-length" not in headers and "chunked" not in headers.get("transfer-encoding", ""):
+            keep = False  # the body ran to the end of the stream
         if keep and len(self._idle) < MAX_IDLE:
             connection.idle_since = time.monotonic()
             self._idle.append(connection)
@@ -195,8 +280,23 @@ class PlainHTTPClient:
         return None
 
 
-async def _read_response(reader: asyncio.StreamReader) -> tuple[int, dict[str, str], bytes, bool]:
-    """Return (status, headers with lower-case names, body, whether the connection may be reused)."""
+class _Stale(Exception):
+    """A reused connection failed before the server sent a byte of its answer."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+def _before_answer(exc: BaseException) -> bool:
+    """Return whether a failure means the server hung up before answering (safe to send again)."""
+    if isinstance(exc, asyncio.IncompleteReadError):
+        return not exc.partial
+    return isinstance(exc, ConnectionResetError | BrokenPipeError | ConnectionAbortedError)
+
+
+async def _read_head(reader: asyncio.StreamReader) -> tuple[int, dict[str, str], bool]:
+    """Return (status, headers with lower-case names, whether the connection may be reused)."""
     while True:
         head = await reader.readuntil(b"\r\n\r\n")
         lines = head.decode("latin-1").split("\r\n")
@@ -213,34 +313,51 @@ async def _read_response(reader: asyncio.StreamReader) -> tuple[int, dict[str, s
             name = name.strip().lower()
             headers[name] = f"{headers[name]}, {value.strip()}" if name in headers else value.strip()
     keep = version == "HTTP/1.1" and "close" not in headers.get("connection", "").lower()
+    return status, headers, keep
+
+
+async def _read_body(reader: asyncio.StreamReader, status: int, headers: dict[str, str], limits: WireLimits) -> bytes:
+    """Return the body of an answer, decoded, refused (ResponseTooLarge) as soon as it passes the limits."""
     if status in (204, 304):
-        body = b""
-    elif "chunked" in headers.get("transfer-encoding", "").lower():
-        body = await _read_chunked(reader)
+        return b""
+    decoder = BodyDecoder(headers.get("content-encoding"), limits)
+    parts: list[bytes] = []
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
+            if size < 0:
+                raise ValueError("a negative chunk size")
+            if size == 0:
+                while (await reader.readuntil(b"\r\n")) != b"\r\n":
+                    pass  # trailers
+                break
+            await _read_exactly(reader, size, decoder, parts)
+            await reader.readexactly(2)
     elif "content-length" in headers:
-        body = await reader.readexactly(int(headers["content-length"]))
+        length = int(headers["content-length"])
+        if length < 0:
+            raise ValueError("a negative Content-Length")
+        if length > limits.max_body_bytes:
+            raise limits.too_large(length)
+        await _read_exactly(reader, length, decoder, parts)
     else:
-        body, keep = await reader.read(), False
-    encoding = headers.get("content-encoding", "identity").lower()
-    if encoding == "gzip":
-        body = zlib.decompress(body, 16 + zlib.MAX_WBITS)
-    elif encoding == "deflate":
-        body = zlib.decompress(body)
-    elif encoding not in ("identity", ""):
-        raise ValueError(f"the answer is {encoding}-encoded, which this client does not read")
-    return status, headers, body, keep
+        while chunk := await reader.read(_CHUNK):
+            parts.append(decoder.feed(chunk))
+    parts.append(decoder.finish())
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
-    parts = []
-    while True:
-        size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
-        if size == 0:
-            while (await reader.readuntil(b"\r\n")) != b"\r\n":
-                pass  # trailers
-            return b"".join(parts)
-        parts.append(await reader.readexactly(size))
-        await reader.readexactly(2)
+async def _read_exactly(reader: asyncio.StreamReader, size: int, decoder: BodyDecoder, parts: list[bytes]) -> None:
+    """Read `size` bytes of the body in pieces of at most _CHUNK, each through the decoder (which counts them)."""
+    if decoder.wire + size > decoder.limits.max_body_bytes:
+        raise decoder.limits.too_large(decoder.wire + size)
+    while size > 0:
+        piece = await reader.readexactly(min(size, _CHUNK))
+        size -= len(piece)
+        parts.append(decoder.feed(piece))
+
+
+_CHUNK = 1 << 20
 
 
 def _broken(exc: BaseException) -> str:
@@ -253,14 +370,21 @@ def _broken(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _status_error(status: int, headers: dict[str, str], data: bytes, url: str) -> HTTPStatusError:
-    """Return the error of an error answer, its message worded as the OpenAI SDK words it."""
+def status_error(status: int, headers: Mapping[str, str], data: bytes, url: str) -> HTTPStatusError:
+    """Return the error of an answer with a status of 300 or more, its message worded as the OpenAI SDK words it.
+
+    A redirect says where it pointed: mcot follows none (a POST re-sent elsewhere would carry the prompt, the
+    images and the key to another server).
+    """
     text = data.decode("utf-8", "replace").strip()
     message = f"Error code: {status}"
     body: Any = text
+    if 300 <= status < 400:
+        location = headers.get("location") or "nowhere"
+        return HTTPStatusError(status, redirect_refused(url, location), url, headers, body)
     try:
         body = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     else:
         error = body.get("error", body) if isinstance(body, dict) else None
@@ -270,22 +394,41 @@ def _status_error(status: int, headers: dict[str, str], data: bytes, url: str) -
     return HTTPStatusError(status, message, url, headers, body)
 
 
+def redirect_refused(url: str, location: str) -> str:
+    """Return the reason a redirect from `url` to `location` is not followed, for a failure cause."""
+    target = urljoin(url, location)
+    where = "another server" if _origin(target) != _origin(url) else "another path"
+    return (
+        f"the server redirects to {where} ({public_url(target)}); mcot follows no redirect, so that a prompt "
+        "and a key never go where they were not sent: give the final address as --base-url"
+    )
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    return parts.scheme, parts.hostname or "", parts.port
+
+
 def classify_plain_http_error(exc: BaseException) -> Failure | None:
     """Return how a failure of this client is handled (None: not one of its errors)."""
     if isinstance(exc, HTTPStatusError):
         return Failure(
             status_is_retryable(exc.status),
-            f"HTTP {exc.status}: {_short(exc.message)}",
+            f"HTTP {exc.status}: {exc.message}",
             exc.status,
             retry_after_seconds(exc.headers),
         )
     if isinstance(exc, HTTPTimeout):
-        return Failure(True, f"request timed out (POST {exc.url})", unreachable=True)
+        return Failure(True, f"{exc.message} (POST {exc.url})", unreachable=True)
     if isinstance(exc, HTTPConnectionError):
-        return Failure(True, f"connection error (POST {exc.url}): {_short(exc.message)}", unreachable=True)
+        return Failure(
+            True, f"connection error (POST {exc.url}): {exc.message}", unreachable=True, cannot_connect=exc.connect
+        )
+    return classify_wire_error(exc)
+
+
+def classify_wire_error(exc: BaseException) -> Failure | None:
+    """Return the failure of an answer refused by mcot's wire limits, on any HTTP path (None: not one of them)."""
+    if isinstance(exc, ResponseTooLarge | UnreadableEncoding):
+        return Failure(False, f"unusable response: {exc}")
     return None
-
-
-def _short(text: str, limit: int = 300) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -27,13 +27,15 @@ def openai_image(argument: str, options: GeneratorOptions) -> ImageGenerator:
 
 def procedural(argument: str, options: GeneratorOptions) -> ImageGenerator:
     """Return the procedural scene generator: correct scenes, or with `broken` each scene's broken twin."""
-    variant = argument.strip().lower() or "correct"
-    if variant not in ("correct", "broken"):
-        raise ModelSpecError(
-            f"'procedural:{argument}' names no variant: use procedural (correct scenes) "
-            "or procedural:broken (each scene's broken twin)"
-        )
     from mcot.agents.generators.procedural import ProceduralGenerator
 
-    return ProceduralGenerator(variant=variant)
+    variant = argument.strip().lower() or "correct"
+    if variant == "correct":
+        return ProceduralGenerator(variant="correct")
+    if variant == "broken":
+        return ProceduralGenerator(variant="broken")
+    raise ModelSpecError(
+        f"'procedural:{argument}' names no variant: use procedural (correct scenes) "
+        "or procedural:broken (each scene's broken twin)"
+    )
 

@@ -1,22 +1,29 @@
 """`openai-image:MODEL`: the OpenAI Images API (generations and edits), images returned as base64 PNG.
 
-Retries, Retry-After and key hygiene are those of the chat backends: the SDK's own retries are off and every
-retry goes through `mcot.agents.retry.call_with_retries` with the OpenAI failure classification, noted for the
-trace; the key comes from OPENAI_API_KEY only and is scrubbed from every error. `--base-url` (or
-OPENAI_BASE_URL, with /v1) points the client at another server. The cost comes from prices.json's image table.
+Retries, Retry-After, key hygiene and the wire's limits are those of the chat backends: the SDK's own retries
+are off and every retry goes through `mcot.agents.retry.call_with_retries` with the OpenAI failure
+classification, noted for the trace; the key comes from OPENAI_API_KEY only (one with a control character is
+refused) and is scrubbed from every error; each request has one whole-request time-out; redirects are not
+followed and bodies are bounded (`mcot.agents.backends.sdk_http`). `--base-url` (or OPENAI_BASE_URL, with /v1)
+points the client at another server. The cost comes from prices.json's image table.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import os
 from typing import Any
 
 import openai
-from mcot.agents.backends.base import redactor
+from mcot.agents.backends.base import UnusableUsage, check_key, checked_usage, redactor
 from mcot.agents.backends.loop_clients import LoopClients
 from mcot.agents.backends.openai_chat import UnparsableResponse, classify_openai_error
+from mcot.agents.backends.sdk_http import sdk_http_client
+from mcot.agents.backends.wire_failures import RequestTimedOut
+from mcot.agents.backends.wire_limits import WireLimits, wire_limits
+from mcot.agents.endpoints import scrub_url_secrets, url_secrets
 from mcot.agents.errors import ModelError, ModelSpecError
 from mcot.agents.generators.base import (
     GeneratedImage,
@@ -49,6 +56,7 @@ class OpenAIImagesGenerator:
         api_key: str | None = None,
         timeout_s: float = 600.0,
         retry: RetryPolicy | None = None,
+        limits: WireLimits | None = None,
     ) -> None:
         self.model = model
         self.spec = f"{self.provider}:{model}"
@@ -56,13 +64,23 @@ class OpenAIImagesGenerator:
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if not key:
             raise ModelSpecError(f"{self.spec} needs an API key: set OPENAI_API_KEY")
-        self._key = key
-        self._redact = redactor(key)
+        self._key = check_key(key, "the API key" if api_key else "OPENAI_API_KEY")
+        secrets = redactor(key, *url_secrets([self.base_url] if self.base_url else []))
+        self._redact = lambda text: secrets(scrub_url_secrets(text))
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
-        self._clients = LoopClients(
-            lambda: openai.AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout_s)
+        self.limits = limits or wire_limits()
+        self._clients = LoopClients(self._new_client)
+
+    def _new_client(self) -> openai.AsyncOpenAI:
+        http = sdk_http_client(openai.DefaultAsyncHttpxClient, self.limits, timeout=self.timeout_s)
+        return openai.AsyncOpenAI(
+            api_key=self._key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s, http_client=http
         )
+
+    def redact(self, text: str) -> str:
+        """Return text without the key, URL credentials or anything shaped like a key."""
+        return self._redact(text)
 
     def _client(self) -> openai.AsyncOpenAI:
         return self._clients.get()
@@ -106,7 +124,11 @@ class OpenAIImagesGenerator:
         notes: list[dict[str, Any]] = []
 
         async def attempt() -> Any:
-            response = await send(self._client())
+            try:
+                async with asyncio.timeout(self.timeout_s):
+                    response = await send(self._client())
+            except TimeoutError:
+                raise RequestTimedOut(self.timeout_s, self.base_url) from None
             if not getattr(response, "data", None):
                 raise UnparsableResponse("the response has no images")
             return response
@@ -135,6 +157,11 @@ class OpenAIImagesGenerator:
                 meta["revised_prompt"] = entry.revised_prompt
             images.append(GeneratedImage(data, meta))
         usage_tokens = _dump(getattr(response, "usage", None))
+        if usage_tokens:
+            try:
+                checked_usage(input_tokens=usage_tokens.get("input_tokens"), output_tokens=usage_tokens.get("output_tokens"))
+            except UnusableUsage as exc:
+                raise GeneratorError(f"{self.spec}: {exc}") from None
         cost = image_cost_usd(
             self.provider,
             self.model,

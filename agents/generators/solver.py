@@ -76,9 +76,10 @@ class ImageSolver:
             "scene": item.meta.get("scene"),
         }
         if item.images:
+            from mcot.benchmarks.inputs import read_image_file
             from mcot.benchmarks.item import contained_path  # an input image may not leave the items directory
 
-            image = contained_path(Path(view_root), item.images[0], f"item {item.id!r}").read_bytes()
+            image = read_image_file(contained_path(Path(view_root), item.images[0], f"item {item.id!r}"))
             return "edit", ImageRequest(prompt=item.question, image=image, **common)
         return "generate", ImageRequest(prompt=item.meta.get("prompt") or item.question, **common)
 

@@ -11,6 +11,7 @@ benchmark's name. `system.canvas.txt` explains the canvas and its tools;
 from __future__ import annotations
 
 import hashlib
+import importlib
 import string
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -53,14 +54,36 @@ class PromptTemplate:
             raise PromptError(f"prompt template {self.name} needs the value {exc}") from None
 
 
-@cache
+FILLED_AT_LOAD = {"canvas_tools": "mcot.tools.canvas_ops:prompt_listing"}
+"""Placeholders a template file may hold that are filled when it is loaded, from the function named (the list of
+canvas tools comes from the canvas's op table), so that the template's sha256 covers what the model reads."""
+
+
 def load_prompt(name: str) -> PromptTemplate:
-    """Return the template file `name` of this folder (e.g. `task.gepbench.txt`)."""
+    """Return the template file `name` of this folder (e.g. `task.gepbench.txt`), its FILLED_AT_LOAD placeholders filled."""
+    return _template(name, _fill_at_load(_read(name)))
+
+
+@cache
+def _read(name: str) -> str:
     try:
-        text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+        return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
     except (FileNotFoundError, OSError):
         raise PromptError(f"no prompt template {name!r} in agents/prompts") from None
+
+
+@cache
+def _template(name: str, text: str) -> PromptTemplate:
     return PromptTemplate.from_text(name, text)
+
+
+def _fill_at_load(text: str) -> str:
+    values: dict[str, str] = {}
+    for key, ref in FILLED_AT_LOAD.items():
+        if f"${key}" in text:
+            module, _, function = ref.partition(":")
+            values[key] = str(getattr(importlib.import_module(module), function)()).replace("$", "$$")
+    return string.Template(text).safe_substitute(values) if values else text
 
 
 def _template_files() -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mcot.benchmarks.inputs import FileTooLarge, NotRegularFile, check_regular, read_image_file
 from mcot.benchmarks.loaders._types import SkipItem
 
 
@@ -18,15 +19,24 @@ def inside(root: Path, relative: str) -> Path:
     target = (base / rel).resolve()
     if not target.is_relative_to(base):
         raise SkipItem("path escapes dataset", f"image path {relative!r} leaves the dataset folder {root}")
-    if not target.is_file():
+    if not target.exists():
         raise SkipItem("missing image", f"image file {relative} not found under {root}")
+    try:
+        check_regular(target, what="image file")
+    except NotRegularFile as exc:
+        raise SkipItem("not a regular file", str(exc)) from exc
     return target
 
 
 def read_inside(root: Path, relative: str) -> bytes:
-    """Return the bytes of the file `relative` under `root` (containment checked; SkipItem if unreadable)."""
+    """Return the bytes of the image file `relative` under `root` (contained, a regular file of at most
+    IMAGE_MAX_BYTES, opened without blocking; SkipItem if not)."""
     path = inside(root, relative)
     try:
-        return path.read_bytes()
+        return read_image_file(path)
+    except NotRegularFile as exc:
+        raise SkipItem("not a regular file", str(exc)) from exc
+    except FileTooLarge as exc:
+        raise SkipItem("image too large", str(exc)) from exc
     except OSError as exc:
         raise SkipItem("missing image", f"image file {relative} cannot be read ({exc.strerror})") from exc

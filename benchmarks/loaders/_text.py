@@ -7,12 +7,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from mcot.benchmarks.inputs import open_regular
 from mcot.benchmarks.loaders._types import SkipItem
 
 
 def numbered_lines(path: Path) -> Iterator[tuple[int, str | None]]:
-    """Yield (line number from 1, text) of a file; a line that is not UTF-8 comes as None (the caller skips it)."""
-    with path.open("rb") as handle:
+    """Yield (line number from 1, text) of a file; a line that is not UTF-8 comes as None (the caller skips it).
+
+    The file must be a regular file (NotRegularFile, an OSError, otherwise): a named pipe would block the reader.
+    """
+    with open_regular(path, what="data file") as handle:
         for number, raw in enumerate(handle, start=1):
             try:
                 yield number, raw.decode("utf-8")

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from mcot.benchmarks.inputs import InputFileError, UnsafeYaml, excerpt, read_yaml_file
 from mcot.benchmarks.loaders._types import LoaderError
 
 FIELDS = ("id", "question", "answer", "type", "choices", "images", "output_image", "solution", "stage", "domain")
@@ -78,22 +79,26 @@ def parse_mapping(spec: str | Path | dict[str, Any] | FieldMapping | None) -> Fi
     text = str(spec)
     path = Path(text)
     if "=" not in text or path.suffix.lower() in {".json", ".yaml", ".yml"}:
-        if not path.is_file():
-            raise LoaderError(f"mapping file {text} not found (give a JSON/YAML file or k=v,... pairs)")
+        if not path.exists():
+            raise LoaderError(f"mapping file {excerpt(text)} not found (give a JSON/YAML file or k=v,... pairs)")
         try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+            raw = read_yaml_file(path, what="mapping file")
+        except (InputFileError, UnsafeYaml) as exc:
+            raise LoaderError(f"mapping file {excerpt(text)}: {excerpt(str(exc))}") from exc
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
-            raise LoaderError(f"mapping file {text} is not valid JSON/YAML ({exc})") from exc
+            raise LoaderError(f"mapping file {excerpt(text)} is not valid JSON/YAML ({_one_line(exc)})") from exc
+        except OSError as exc:
+            raise LoaderError(f"mapping file {excerpt(text)} cannot be read ({exc.strerror or exc})") from exc
         if not isinstance(raw, dict):
-            raise LoaderError(f"mapping file {text} must hold an object of field: key pairs")
-        return _from_dict(raw, text)
+            raise LoaderError(f"mapping file {excerpt(text)} must hold an object of field: key pairs")
+        return _from_dict(raw, excerpt(text))
     pairs: dict[str, Any] = {}
     types: dict[str, str] = {}
     for part in text.replace("，", ",").split(","):
         if not part.strip():
             continue
         if "=" not in part:
-            raise LoaderError(f"mapping entry {part.strip()!r} is not k=v (e.g. question=题目,answer=答案)")
+            raise LoaderError(f"mapping entry {excerpt(part.strip())!r} is not k=v (e.g. question=题目,answer=答案)")
         name, key = (s.strip() for s in part.split("=", 1))
         if name.startswith("type."):
             types[name.removeprefix("type.")] = key
@@ -109,13 +114,17 @@ def _from_dict(raw: dict[str, Any], where: str) -> FieldMapping:
         fields, types = raw, {}
     if not isinstance(fields, dict) or not isinstance(types, dict):
         raise LoaderError(f"{where}: fields and types must be objects")
-    unknown = sorted(set(fields) - set(FIELDS))
+    unknown = sorted(str(k) for k in set(fields) - set(FIELDS))
     if unknown:
-        raise LoaderError(f"{where}: unknown field(s) {', '.join(unknown)}; mappable fields: {', '.join(FIELDS)}")
+        named = excerpt(", ".join(unknown))
+        raise LoaderError(f"{where}: unknown field(s) {named}; mappable fields: {', '.join(FIELDS)}")
     bad = sorted(str(v) for v in types.values() if v not in TASK_TYPES)
     if bad:
-        raise LoaderError(f"{where}: unknown task type(s) {', '.join(bad)}; known: {', '.join(TASK_TYPES)}")
+        raise LoaderError(f"{where}: unknown task type(s) {excerpt(', '.join(bad))}; known: {', '.join(TASK_TYPES)}")
     if not all(isinstance(v, str) and v for v in fields.values()):
         raise LoaderError(f"{where}: every field must map to a non-empty key name")
     return FieldMapping({str(k): str(v) for k, v in fields.items()}, {str(k): str(v) for k, v in types.items()})
 
+
+def _one_line(exc: Exception) -> str:
+    return excerpt(" ".join(str(exc).split()))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -28,7 +29,7 @@ def run_convert(
     formats = convertible_formats()
     if name not in formats:
         raise UsageError(f"unknown format {format!r}; choose one of {', '.join(formats)}")
-    given = {"generation": generation or None, "scores": scores, "mapping": mapping}
+    given: dict[str, Any] = {"generation": generation or None, "scores": scores, "mapping": mapping}
     options = {key: value for key, value in given.items() if value is not None}
     allowed = options_of(name)
     wrong = [f"--{key}" for key in options if key not in allowed]

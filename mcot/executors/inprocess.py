@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,7 @@ class InProcessExecutor:
     where = ""
     """Where a pair runs (here: nothing to say), for the runner's note on pairs that are slow to finish."""
 
-    def __init__(self, run_dir: RunDir | Path, items_dir: Path, solvers: dict[str, Solver]) -> None:
+    def __init__(self, run_dir: RunDir | Path, items_dir: Path, solvers: Mapping[str, Solver]) -> None:
         from mcot.canvas import BlobStore
 
         self.run_dir = as_run_dir(run_dir)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import socket
 import tempfile
@@ -19,6 +20,7 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from mcot.benchmarks.inputs import read_image_file
 from mcot.benchmarks.item import contained_path
 from mcot.errors import UsageError
 from mcot.executors.base import (
@@ -64,9 +66,9 @@ def connect(address: str | None = None, *, local_cpus: int = LOCAL_CPUS) -> bool
         return False
     try:
         if target is None:
-            ray.init(num_cpus=local_cpus, include_dashboard=False, logging_level="ERROR")
+            ray.init(num_cpus=local_cpus, include_dashboard=False, logging_level=logging.ERROR)
         else:
-            ray.init(address=target, logging_level="ERROR")
+            ray.init(address=target, logging_level=logging.ERROR)
     except Exception as exc:
         where = f"the Ray cluster at {target}" if target else "a local Ray instance"
         raise UsageError(f"cannot start or reach {where}: {_first_line(exc)}") from None
@@ -235,7 +237,7 @@ class RayExecutor:
         index = min(range(len(self._actors)), key=self._in_flight.__getitem__)
         self._in_flight[index] += 1
         try:
-            images = {relative: contained_path(self.items_dir, relative).read_bytes() for relative in item.images}
+            images = {relative: read_image_file(contained_path(self.items_dir, relative)) for relative in item.images}
             ref = self._actors[index].solve.remote(item.to_json_line(), arm, images)
             try:
                 outcome: PairOutcome = await ref

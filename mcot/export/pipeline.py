@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +51,7 @@ def check_request(fmt: str, view: str) -> tuple[ExportFormat, ExportView]:
         raise ExportError(str(exc)) from None
     if chosen_format.requires is not None:
         try:
-            __import__(chosen_format.requires)
+            import_module(chosen_format.requires)
         except ImportError:
             raise ExportError(
                 f"--format {fmt} needs the {chosen_format.requires} library: pip install {chosen_format.requires}"

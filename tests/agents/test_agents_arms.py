@@ -10,10 +10,10 @@ import json
 
 import pytest
 from mcot.agents import Budget, load_model, solve
-from mcot.agents.fake_provider import Fail, FakeProvider, Reply
-from mcot.tools.canvas_ops import CANVAS_TOOLS
+from mcot.tools.canvas_ops import canvas_tools
 
 from mcot import tools
+from mcot.testing.fake_provider import Fail, FakeProvider, Reply
 
 DRAW_LINE = ("draw_line", {"start": [40, 40], "end": [120, 100]})
 MAZE = {"grid": ["S.#", ".#E", "..."], "cell": 20, "origin": [10, 10], "draw": True}
@@ -21,7 +21,7 @@ MAZE = {"grid": ["S.#", ".#E", "..."], "cell": 20, "origin": [10, 10], "draw": T
 
 @pytest.mark.parametrize(
     ("arm", "expected"),
-    [("canvas", CANVAS_TOOLS), ("tools", None), ("text", ())],
+    [("canvas", canvas_tools()), ("tools", None), ("text", ())],
 )
 def test_each_arm_offers_exactly_its_tools(item_dir, keys, arm, expected):
     item, root = item_dir
@@ -42,8 +42,8 @@ def test_each_arm_offers_exactly_its_tools(item_dir, keys, arm, expected):
 
 
 def test_canvas_arm_offers_the_13_canvas_operations_and_nothing_that_computes():
-    assert len(CANVAS_TOOLS) == 13
-    assert {"solve_maze", "count_triangles", "trace_light_ray", "maze_from_image"}.isdisjoint(CANVAS_TOOLS)
+    assert len(canvas_tools()) == 13
+    assert {"solve_maze", "count_triangles", "trace_light_ray", "maze_from_image"}.isdisjoint(canvas_tools())
 
 
 def test_a_custom_arm_offers_the_tools_it_names(item_dir, keys):

@@ -7,7 +7,8 @@ import json
 
 import pytest
 from mcot.agents import Budget, ModelSpecError, load_model, solve
-from mcot.agents.fake_provider import FakeProvider, Reply
+
+from mcot.testing.fake_provider import FakeProvider, Reply
 
 
 def test_text_tool_calls_are_run_and_answered_in_text(item_dir, toolbox, monkeypatch):

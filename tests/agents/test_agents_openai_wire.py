@@ -7,7 +7,8 @@ import base64
 import json
 
 from mcot.agents import Budget, load_model, solve
-from mcot.agents.fake_provider import Fail, FakeProvider, Raw, Reply
+
+from mcot.testing.fake_provider import Fail, FakeProvider, Raw, Reply
 
 
 def _png_from_data_url(url: str) -> bytes:
@@ -148,12 +149,12 @@ def test_registry_tools_travel_with_valid_schemas(item_dir, keys):
     assert trace.steps[2].ops[0]["op"] == "draw_line" and trace.steps[2].changed == ["e1"]
 
 
-def test_an_empty_reply_is_retried_not_taken_as_the_answer(item_dir, keys, quick_retry, fake_sleep):
-    """Found by perf/soak.py: a 200 with neither text nor tool calls ended the solve with an empty answer."""
+def test_an_empty_reply_is_asked_once_more(item_dir, keys, quick_retry, fake_sleep):
+    """A well-formed empty answer (no text, no tool calls, `finish_reason: stop`) is asked again once."""
     item, root = item_dir
     with FakeProvider([Reply(""), Reply("\\boxed{3}")]) as server:
         model = load_model("openai:gpt-4o", base_url=server.openai_url, retry=quick_retry)
         prediction, trace = asyncio.run(solve(item, root, model, "text"))
         assert len(server.requests) == 2
     assert (prediction.status, prediction.text) == ("ok", "\\boxed{3}")
-    assert "neither text nor tool calls" in trace.steps[0].retries[0]["error"]
+    assert trace.steps[0].retries[0]["error"] == "an empty answer (stop reason 'stop'); asked once more"

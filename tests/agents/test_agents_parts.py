@@ -13,11 +13,12 @@ from mcot.agents import ModelError, ModelSpecError, ask_text, load_model, prompt
 from mcot.agents.backends._textcalls import parse_text_tool_calls
 from mcot.agents.backends.anthropic_messages import to_anthropic_messages
 from mcot.agents.backends.openai_chat import to_chat_messages
-from mcot.agents.fake_provider import FakeProvider, Reply
 from mcot.agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart, limit_canvas_images, user
 from mcot.agents.pricing import cost_usd
 from mcot.agents.prompts import format_final_answer, load_prompt, render_task
 from mcot.agents.retry import Failure, RetryPolicy, call_with_retries, retry_after_seconds
+
+from mcot.testing.fake_provider import FakeProvider, Reply
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"0" * 16
 

@@ -80,7 +80,7 @@ def test_a_registered_backend_is_loaded_by_its_provider_name():
 
 
 def test_chat_solver_is_a_solver_and_describes_itself_without_a_key(item_dir, keys, scripted):
-    openai = ChatSolver(load_model("openai:gpt-4o"), "canvas", tools.CANVAS_TOOLS, Budget(seed=7, max_steps=5))
+    openai = ChatSolver(load_model("openai:gpt-4o"), "canvas", tools.canvas_tools(), Budget(seed=7, max_steps=5))
     assert isinstance(openai, Solver)
     described = openai.describe()
     assert described == {
@@ -88,7 +88,7 @@ def test_chat_solver_is_a_solver_and_describes_itself_without_a_key(item_dir, ke
         "model": "openai:gpt-4o",
         "provider": "openai",
         "arm": "canvas",
-        "tools": list(tools.CANVAS_TOOLS),
+        "tools": list(tools.canvas_tools()),
         "sampling": load_model("openai:gpt-4o").sampling_support(),
         "temperature": 0.0,
         "seed": 7,

@@ -16,8 +16,9 @@ from mcot.agents.backends import load_model
 from mcot.agents.backends.base import ModelBackend, ModelRequest, ModelResponse, ToolSet, Usage
 from mcot.agents.cache import CachedBackend, differing_parts, request_key, request_parts
 from mcot.agents.errors import ModelError
-from mcot.agents.fake_provider import Fail, FakeProvider, Reply
 from mcot.agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart, system, user
+
+from mcot.testing.fake_provider import Fail, FakeProvider, Reply
 
 SECRET = "sk-test-CACHEMUSTNOTHOLDTHIS0123456789"
 PNG = bytes(range(256)) * 4

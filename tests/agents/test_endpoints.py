@@ -18,9 +18,10 @@ from mcot.agents.endpoints import (
     scrub_userinfo,
     url_secrets,
 )
-from mcot.agents.fake_provider import Fail, FakeProvider, Reply
 from mcot.agents.messages import user
 from mcot.agents.retry import Failure, RetryPolicy
+
+from mcot.testing.fake_provider import Fail, FakeProvider, Reply
 
 
 def _dead_url(path: str = "/v1", userinfo: str = "") -> str:

@@ -12,7 +12,10 @@ import httpx
 import pytest
 from mcot.agents.backends import ModelRequest, ModelResponse, load_model
 from mcot.agents.errors import ModelError
-from mcot.agents.fake_provider import (
+from mcot.agents.messages import Message, TextPart
+from mcot.agents.retry import RetryPolicy
+
+from mcot.testing.fake_provider import (
     BAD_ARGUMENTS,
     FAULT_KINDS,
     UNKNOWN_TOOL,
@@ -24,8 +27,6 @@ from mcot.agents.fake_provider import (
     SoakAgent,
     conversation_of,
 )
-from mcot.agents.messages import Message, TextPart
-from mcot.agents.retry import RetryPolicy
 
 WIRES = ("openai-compatible", "anthropic")
 ONE_TRY = RetryPolicy(max_tries=1)

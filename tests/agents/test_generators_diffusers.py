@@ -19,10 +19,11 @@ transformers = pytest.importorskip("transformers")
 
 from mcot.agents import GeneratorError, ImageOptions, ImageRequest, ImageSolver, load_generator  # noqa: E402
 from mcot.agents.generators.diffusers_pipeline import DiffusersGenerator, pick_device  # noqa: E402
-from mcot.agents.generators.tiny_pipeline import build_tiny_pipeline  # noqa: E402
 from mcot.benchmarks.item import Item  # noqa: E402
 from mcot.canvas import BlobStore  # noqa: E402
 from PIL import Image  # noqa: E402
+
+from mcot.testing.tiny_pipeline import build_tiny_pipeline  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,11 @@ import json
 
 import pytest
 from mcot.agents import GeneratorError, ImageOptions, ImageRequest, ImageSolver, ModelSpecError, load_generator
-from mcot.agents.fake_provider import Fail, FakeProvider, ImageReply, solid_png
 from mcot.agents.session import MemoryBlobs
 from mcot.benchmarks.item import Item
 from PIL import Image
+
+from mcot.testing.fake_provider import Fail, FakeProvider, ImageReply, solid_png
 
 GPT_IMAGE_USAGE = {
     "input_tokens": 60,

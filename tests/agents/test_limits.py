@@ -10,10 +10,11 @@ import time
 import pytest
 from mcot.agents import load_model
 from mcot.agents.backends.base import ModelRequest, ToolSet
-from mcot.agents.fake_provider import Fail, FakeProvider, Raw, Reply
 from mcot.agents.limits import IMAGE_TOKENS, RateLimitedBackend, RateLimits, estimate_tokens
 from mcot.agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart, user
 from mcot.agents.retry import Failure, RetryPolicy, is_overload
+
+from mcot.testing.fake_provider import Fail, FakeProvider, Raw, Reply
 
 
 def _request(text: str = "hi", max_tokens: int = 16) -> ModelRequest:

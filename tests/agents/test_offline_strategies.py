@@ -22,7 +22,7 @@ from mcot.agents.offline.games import STRATEGIES
 from mcot.agents.offline.strategies import strategies
 from mcot.benchmarks.generators.games import generate
 from mcot.benchmarks.item import Item, ItemsWriter, read_items
-from mcot.tools.canvas_ops import CANVAS_TOOLS
+from mcot.tools.canvas_ops import canvas_tools
 from PIL import Image, ImageDraw, ImageFont
 
 SEED = 31
@@ -101,12 +101,12 @@ def test_tools_arm_calls_only_the_tools_its_strategy_declares(task: str, games, 
 @pytest.mark.parametrize("task", list(PER_TASK))
 def test_canvas_arm_calls_no_domain_tool_and_says_so(task: str, canvas_arm):
     item, text, steps = canvas_arm[task]
-    assert not [name for name in tool_steps(steps) if name not in CANVAS_TOOLS]
+    assert not [name for name in tool_steps(steps) if name not in canvas_tools()]
     assert "cannot solve it with the tools offered here" in text
     strategy = STRATEGIES[f"games-{task}"]
-    missing = [name for name in strategy.needs if name not in CANVAS_TOOLS]
+    missing = [name for name in strategy.needs if name not in canvas_tools()]
     assert missing and all(name in text for name in missing)
-    assert not any(name in text for name in strategy.needs if name in CANVAS_TOOLS), "offered tools are not 'needed'"
+    assert not any(name in text for name in strategy.needs if name in canvas_tools()), "offered tools are not 'needed'"
     guess = "\\boxed{A}" if item.answer_type == "choice" else "\\boxed{0}"
     assert text.splitlines()[-1] == guess
 

@@ -20,8 +20,9 @@ from mcot.agents.backends.plain_http import (
     classify_plain_http_error,
     plain_http_usable,
 )
-from mcot.agents.fake_provider import Fail, FakeProvider, Reply
 from mcot.agents.messages import Message, TextPart
+
+from mcot.testing.fake_provider import Fail, FakeProvider, Reply
 
 Answer = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -167,7 +168,7 @@ def test_a_refused_connection_and_a_time_out_are_retryable_and_unreachable() -> 
             asyncio.run(PlainHTTPClient(server.openai_url, timeout_s=0.2).post_json("/chat/completions", {}))
     failure = classify_plain_http_error(timed.value)
     assert failure is not None and failure.retryable and failure.unreachable
-    assert failure.reason == f"request timed out (POST {server.openai_url}/chat/completions)"
+    assert failure.reason == f"request timed out after 0.2 s (POST {server.openai_url}/chat/completions)"
     assert classify_plain_http_error(ValueError("x")) is None
 
 
@@ -188,7 +189,7 @@ def test_the_compatible_backend_uses_it_without_importing_the_openai_sdk() -> No
     code = (
         "import asyncio, sys\n"
         "from mcot.agents.backends import ModelRequest, load_model\n"
-        "from mcot.agents.fake_provider import FakeProvider, Reply\n"
+        "from mcot.testing.fake_provider import FakeProvider, Reply\n"
         "from mcot.agents.messages import Message, TextPart\n"
         "with FakeProvider([Reply('four')]) as server:\n"
         "    backend = load_model('openai-compatible:m', base_url=server.openai_url)\n"

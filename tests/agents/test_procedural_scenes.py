@@ -174,6 +174,25 @@ class TestSceneFiles:
         with pytest.raises(SceneError, match="mapping"):
             load_scene("- just\n- a list\n")
 
+    def test_a_draw_that_cannot_be_placed_is_drawn_again_from_the_seed(self) -> None:
+        # seed 111778's first draw puts the eye exactly on the object's top (34.3, 19.9): a dead end of the draw
+        prompt, seed = "a plane mirror on a wall", 111778
+        scene = build_scene(prompt, "reflect_light_images", seed)
+        assert scene["template"] == "plane_mirror"
+        eye, top = (scene["eye_distance"], scene["eye_height"]), (scene["object_distance"], scene["object_height"])
+        assert eye != top and build_scene(prompt, "reflect_light_images", seed) == scene  # the same seed, same scene
+        assert draw(prompt, seed=seed, category="reflect_light_images").png.startswith(b"\x89PNG")
+        # a scene that sets the coinciding fields itself is the dead end: it is refused, with the reason
+        given = {"template": "plane_mirror", "object_distance": 30.0, "object_height": 12.0}
+        with pytest.raises(SceneError, match="the eye and the object's top coincide"):
+            build_scene(prompt, None, seed, {**given, "eye_distance": 30.0, "eye_height": 12.0})
+        kept = build_scene(prompt, None, seed, {**given, "eye_height": 12.0})  # the eye distance is drawn
+        assert (kept["object_distance"], kept["eye_height"]) == (30.0, 12.0)
+
+    def test_scene_yaml_with_aliases_is_refused(self) -> None:
+        with pytest.raises(SceneError, match=r"YAML aliases \(\*h\) are not allowed"):
+            load_scene("template: plane_mirror\nobject_height: &h 12.0\neye_height: *h\n")
+
 
 def _pairs(name: str, seeds: range = range(8)):
     for seed in seeds:

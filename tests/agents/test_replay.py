@@ -12,13 +12,13 @@ import pytest
 from mcot.agents.backends import load_model
 from mcot.agents.backends.replay import ReplayBackend
 from mcot.agents.errors import ModelSpecError
-from mcot.agents.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import read_jsonl
 from PIL import Image
 
 from mcot.runconfig import RunConfig
 from mcot.runner import run_items, select_items
+from mcot.testing.fake_provider import FakeProvider, Reply
 
 QUESTION = re.compile(r"How many red squares\? \((\d+)\)")
 

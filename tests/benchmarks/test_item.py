@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import pytest
@@ -51,4 +52,27 @@ def test_prompt_view_hides_answer_and_meta(tmp_path: Path) -> None:
 def test_bad_line_is_named(tmp_path: Path) -> None:
     (tmp_path / "items.jsonl").write_text('{"id": "x"}\n')
     with pytest.raises(ItemError, match=r"items\.jsonl:1"):
+        read_items(tmp_path)
+
+
+def test_a_line_that_is_not_utf8_is_named_with_its_file_line_and_column(tmp_path: Path) -> None:
+    good = _item().to_json_line().encode()
+    (tmp_path / "items.jsonl").write_bytes(good + b"\n" + good.replace(b"Which", b"Wh\xe9ch") + b"\n")
+    with pytest.raises(ItemError) as raised:
+        read_items(tmp_path)
+    column = good.index(b"Which") + 3
+    assert str(raised.value) == (
+        f"{tmp_path / 'items.jsonl'}:2: not UTF-8 text (byte 0xe9 at column {column}); items files are UTF-8"
+    )
+
+
+def test_an_items_file_without_items_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "items.jsonl").write_text("\n  \n")
+    with pytest.raises(ItemError, match="holds no items: there is nothing to run, score or view"):
+        read_items(tmp_path)
+
+
+def test_an_items_file_that_is_a_named_pipe_is_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "items.jsonl")
+    with pytest.raises(ItemError, match=r"items file .* is a named pipe \(FIFO\), not a regular file"):
         read_items(tmp_path)

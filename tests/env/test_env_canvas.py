@@ -62,7 +62,7 @@ def test_the_tools_are_the_toolsets_with_schemas_get_json_schema_reads() -> None
     transformers_utils = pytest.importorskip("transformers.utils")
     env = CanvasEnv()
     methods = trl_tools(env)
-    assert sorted(methods) == sorted(tools.CANVAS_TOOLS)
+    assert sorted(methods) == sorted(tools.canvas_tools())
     schemas = {name: transformers_utils.get_json_schema(method)["function"] for name, method in methods.items()}
     line = schemas["draw_line"]["parameters"]
     assert line["required"] == ["start", "end"]

@@ -90,7 +90,7 @@ def test_one_grpo_step_with_canvas_env_and_mcot_rewards(tmp_path_factory: pytest
     )  # fmt: skip
     from mcot import tools
 
-    assert sorted(tool.__name__ for tool in trainer.tools) == sorted(tools.CANVAS_TOOLS)
+    assert sorted(tool.__name__ for tool in trainer.tools) == sorted(tools.canvas_tools())
     assert trainer.reward_func_names == ["accuracy", "answer_format", environment.__name__]  # get_reward added
     trainer.train()
 

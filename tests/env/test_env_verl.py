@@ -45,7 +45,7 @@ def test_the_config_loads_one_canvas_tool_per_tool(setup: dict[str, Any]) -> Non
     from mcot.env.verl import CanvasTool
 
     loaded = setup["tools"]
-    assert sorted(loaded) == sorted(tools.CANVAS_TOOLS) and all(isinstance(t, CanvasTool) for t in loaded.values())
+    assert sorted(loaded) == sorted(tools.canvas_tools()) and all(isinstance(t, CanvasTool) for t in loaded.values())
     schema = loaded["draw_line"].tool_schema.model_dump(exclude_unset=True, exclude_none=True)
     assert schema["function"]["parameters"]["required"] == ["start", "end"]
     assert "array of number" in schema["function"]["parameters"]["properties"]["start"]["description"]

@@ -411,7 +411,8 @@ def test_without_a_judge_every_image_is_unjudged_and_counted(tmp_path: Path) -> 
     assert summary.methods == {"none": 6}
     scores = read_scores(run)
     assert all(s.details["unjudged"] == "generated images are rated by a judge: pass --judge" for s in scores)
-    assert any("--judge" in line and "6 (item, arm) pair(s) unjudged" in line for line in summary.advice)
+    (line,) = [line for line in summary.advice if "6 generated image(s) not rated" in line]
+    assert "--judge SPEC` rates them" in line and "not counted as wrong" in line and "count as wrong" not in line
     tables = {table.title: table for table in gobench_tables(scores)}
     row = _rows(tables["GOBench generation — per generator"])[0]
     assert (row["n"], row["Authenticity (0–5)"], row["unrated"], row["unjudged"]) == ("3", "—", "3", "3")
@@ -419,7 +420,7 @@ def test_without_a_judge_every_image_is_unjudged_and_counted(tmp_path: Path) -> 
     assert (calibration["all arms"]["n images"], calibration["all arms"]["unrated"]) == ("0", "6")
     assert calibration["all arms"]["agreement"] == "—"
     report = (run / "report.md").read_text()
-    assert "`mcot score" in report and "--judge SPEC` decides them" in report
+    assert "`mcot score" in report and "--judge SPEC` rates them" in report
 
 
 def test_run_errors_judge_errors_and_missing_images_are_counted(tmp_path: Path) -> None:
@@ -549,4 +550,4 @@ def test_mcot_score_prints_the_calibration_table(tmp_path: Path, capsys: pytest.
     assert "### GOBench generation — per generator — official protocol" in printed
     assert "### Judge calibration — official protocol" in printed
     assert "| all arms | 0 | 0 | — | — | — | — | 0 | 0 | 6 |" in printed
-    assert "to do: 6 (item, arm) pair(s) unjudged" in printed and "--judge SPEC` decides them" in printed
+    assert "to do: 6 generated image(s) not rated" in printed and "--judge SPEC` rates them" in printed

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcot.eval.verify import drawn_elements
 
-canvas = pytest.importorskip("canvas")
+canvas = pytest.importorskip("mcot.canvas")
 
 _xy = st.tuples(st.integers(20, 380), st.integers(20, 380)).map(list)
 _action = st.one_of(

@@ -35,10 +35,10 @@ def test_a_protocol_module_holds_exactly_the_fixed_names(name: str) -> None:
     assert all(isinstance(table, Table) for table in module.tables([]))
 
 
-@pytest.mark.parametrize(("benchmark", "name"), DECLARED.items())
-def test_each_builtin_declaration_is_its_protocol_module(benchmark: str, name: str) -> None:
+@pytest.mark.parametrize(("bench", "name"), DECLARED.items())
+def test_each_builtin_declaration_is_its_protocol_module(bench: str, name: str) -> None:
     module = import_module(f"mcot.eval.protocols.{name}")
-    spec = scoring_spec(benchmark)
+    spec = scoring_spec(bench)
     assert (spec.protocol, spec.robust, spec.tables, spec.verifier) == (
         module.official,
         module.robust,

@@ -7,16 +7,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcot.agents.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import read_jsonl
-from mcot.tools import CANVAS_TOOLS, registry
+from mcot.tools import canvas_tools, registry
 from PIL import Image
 
 from mcot.arms import parse_arms
 from mcot.errors import UsageError
 from mcot.runconfig import RunConfig
 from mcot.runner import run_items
+from mcot.testing.fake_provider import Fail, FakeProvider, Reply
 
 
 def _png() -> bytes:
@@ -61,9 +61,9 @@ def _closed_port() -> int:
 def test_each_arm_offers_exactly_its_tools() -> None:
     text, canvas, tools = parse_arms("text,canvas,tools")
     assert text.tools == ()
-    assert canvas.tools == CANVAS_TOOLS and len(canvas.tools) == 13
+    assert canvas.tools == canvas_tools() and len(canvas.tools) == 13
     assert "solve_maze" not in canvas.tools and "trace_light_ray" not in canvas.tools
-    assert tools.tools == tuple(registry()) and set(CANVAS_TOOLS) < set(tools.tools)
+    assert tools.tools == tuple(registry()) and set(canvas_tools()) < set(tools.tools)
     (custom,) = parse_arms("custom", "draw_line,zoom")
     assert custom.tools == ("draw_line", "zoom")
     assert [arm.name for arm in parse_arms("text", "draw_line")] == ["text", "custom"]
@@ -82,8 +82,8 @@ def test_manifest_records_each_arms_tools_and_schema_hashes(items_dir: Path, tmp
     arms = {arm["name"]: arm for arm in manifest["arms"]}
     assert manifest["modes"] == ["text", "canvas", "tools"]
     assert arms["text"]["tools"] == [] and arms["text"]["tool_schemas"] == {}
-    assert arms["canvas"]["tools"] == list(CANVAS_TOOLS)
-    assert set(arms["canvas"]["tool_schemas"]) == set(CANVAS_TOOLS)
+    assert arms["canvas"]["tools"] == list(canvas_tools())
+    assert set(arms["canvas"]["tool_schemas"]) == set(canvas_tools())
     assert all(len(sha) == 64 for sha in arms["tools"]["tool_schemas"].values())
     assert arms["tools"]["tool_schemas"]["draw_line"] == arms["canvas"]["tool_schemas"]["draw_line"]
     assert manifest["config"]["temperature"] == 0.0 and manifest["config"]["seed"] is None
@@ -111,31 +111,31 @@ def test_canvas_arm_request_lists_exactly_the_canvas_tools(items_dir: Path, tmp_
     assert result.returncode == 0, result.stderr
     assert len(requests) == 3
     for request in requests:
-        assert [tool["function"]["name"] for tool in request.body["tools"]] == list(CANVAS_TOOLS)
+        assert [tool["function"]["name"] for tool in request.body["tools"]] == list(canvas_tools())
         assert request.body["seed"] == 7 and request.body["temperature"] == 0.0
 
 
-def test_a_run_against_a_closed_port_exits_3_and_counts_every_pair(items_dir: Path, tmp_path: Path) -> None:
+def test_a_run_against_a_closed_port_is_refused_before_anything_is_written(items_dir: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
     url = f"http://127.0.0.1:{_closed_port()}/v1"
     result = _mcot(
-        "run",
-        "--data",
-        str(items_dir),
-        "--model",
-        "openai-compatible:local-vlm",
-        "--base-url",
-        url,
-        "--mode",
-        "text,canvas",
-        "--out",
-        str(run),
-        "--max-tries",
-        "1",
-    )
+        "run", "--data", str(items_dir), "--model", "openai-compatible:local-vlm", "--base-url", url,
+        "--mode", "text,canvas", "--out", str(run), "--max-tries", "1",
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert f"cannot connect to {url}" in result.stderr and not run.exists()
+
+
+def test_a_run_whose_every_call_fails_exits_3_and_counts_every_pair(items_dir: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    with FakeProvider(default=Fail(500, message="the model crashed")) as server:
+        result = _mcot(
+            "run", "--data", str(items_dir), "--model", "openai-compatible:local-vlm", "--base-url",
+            server.openai_url, "--mode", "text,canvas", "--out", str(run), "--max-tries", "1",
+        )  # fmt: skip
     assert result.returncode == 3, result.stderr
     assert "no pair succeeded" in result.stderr and "6 × " in result.stderr
-    assert "onnect" in result.stderr  # the cause: a connection error
+    assert "HTTP 500" in result.stderr  # the cause
     scored = _mcot("score", str(run))
     assert scored.returncode == 0, scored.stderr
     scores = read_jsonl(run / "scores.jsonl")

@@ -8,7 +8,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from mcot.agents.fake_provider import FakeProvider, Reply
 from mcot.agents.prompts import PromptTemplate
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import Score, read_jsonl
@@ -19,6 +18,7 @@ from mcot.commands.score import run_score
 from mcot.registry import ANSWER_FORMS, BENCHMARKS
 from mcot.runconfig import RunConfig
 from mcot.runner import run_items
+from mcot.testing.fake_provider import FakeProvider, Reply
 
 TOY = "toy-tally"
 TOY_TEMPLATE = "Tally task.\n$question\nWrite the count as <count>N</count>."

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 from mcot.eval.rundir import read_jsonl
-from mcot.tools import CANVAS_TOOLS
+from mcot.tools import canvas_tools
 
 
 def test_demo_runs_three_arms_and_says_what_the_offline_policy_is(tmp_path: Path) -> None:
@@ -26,7 +26,7 @@ def test_demo_runs_three_arms_and_says_what_the_offline_policy_is(tmp_path: Path
     assert len(canvas_games) == 24
     for record in canvas_games:
         steps = read_jsonl(out / "run" / record["trace"])
-        assert all(s["tool"] in CANVAS_TOOLS for s in steps if s["kind"] == "tool")
+        assert all(s["tool"] in canvas_tools() for s in steps if s["kind"] == "tool")
         assert "cannot solve it with the tools offered here" in record["prediction"]
     scores = read_jsonl(out / "run" / "scores.jsonl")
     tools_games = [s for s in scores if s["mode"] == "tools" and s["benchmark"] == "games"]

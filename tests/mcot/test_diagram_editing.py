@@ -13,7 +13,6 @@ from typing import Any
 
 import diagram_fixture as fixture
 import pytest
-from mcot.agents.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import read_items
 from mcot.canvas import Canvas
 from mcot.eval.rundir import read_jsonl
@@ -22,6 +21,7 @@ from PIL import Image, ImageChops
 from typer.testing import CliRunner
 
 from mcot.cli import app
+from mcot.testing.fake_provider import FakeProvider, Reply
 
 
 def mcot(*args: str) -> str:

@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from mcot.agents.budget import Budget
-from mcot.agents.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import Item, write_items
 from PIL import Image
 
@@ -23,6 +22,7 @@ from mcot.arms import parse_arms
 from mcot.errors import UsageError
 from mcot.executors import InProcessExecutor, PairExecutor, ProcessExecutor, SolveRecipe
 from mcot.executors.records import failure_record
+from mcot.testing.fake_provider import FakeProvider, Reply
 
 ARMS = parse_arms("text,canvas")
 VARYING_KEYS = frozenset({"t", "latency_s", "id", "request_key", "request_parts"})

@@ -221,11 +221,11 @@ def test_refusals_exit_2_with_one_line(runs: dict[str, Path], tmp_path: Path) ->
         _mcot("export", run, "--format", "jsonl", "--out", tmp_path / "x.jsonl", check=False), "writes a folder"
     )
     _one_line_refusal(
-        _mcot("export", run, "--format", "csv", "--out", tmp_path / "c", check=False), "jsonl, parquet or hf"
+        _mcot("export", run, "--format", "csv", "--out", tmp_path / "c", check=False), "Known: jsonl, parquet or hf"
     )
     _one_line_refusal(
         _mcot("export", run, "--format", "jsonl", "--as", "sft", "--out", tmp_path / "v", check=False),
-        "records, messages, llava",
+        "Known: records, messages, llava, sharegpt, verl, verl-sft or trl",
     )
     _one_line_refusal(
         _mcot("export", run, "--format", "hf", "--out", run, "--overwrite", check=False), "not an mcot export"

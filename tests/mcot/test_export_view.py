@@ -35,7 +35,7 @@ def test_parquet_and_hf_exports_embed_images(handmade_run: Path, tmp_path: Path)
 
 
 def test_unknown_format_is_refused(handmade_run: Path, tmp_path: Path) -> None:
-    with pytest.raises(ExportError, match="jsonl, parquet or hf"):
+    with pytest.raises(ExportError, match="Known: jsonl, parquet or hf"):
         export_run(handmade_run, "csv", tmp_path / "x")
 
 

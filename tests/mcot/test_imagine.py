@@ -7,8 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mcot.agents.fake_provider import Fail, FakeProvider, ImageReply, solid_png
+import pytest
+from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import read_jsonl
+
+from mcot.testing.fake_provider import Fail, FakeProvider, ImageReply, solid_png
 
 CATEGORIES = ("direct_light_images", "reflect_light_images", "refracted_light_images")
 PROMPTS = (
@@ -130,3 +133,61 @@ def test_diagram_edits_go_to_the_edit_endpoint_and_are_graded(tmp_path: Path) ->
     assert scored.returncode == 0, scored.stderr
     scores = read_jsonl(run / "scores.jsonl")
     assert len(scores) == len(ids) and all(s["details"]["grade"] == 1.0 for s in scores)
+
+
+SHARED = Path(os.environ.get("MCOT_SHARED_DATA") or Path(__file__).resolve().parents[3] / "shared" / "data")
+"""The benchmarks' real files, read in place (they belong to their authors: never copied into the project)."""
+
+
+@pytest.mark.timeout(1200)
+def test_the_readme_procedural_line_places_every_gobench_scenario(tmp_path: Path) -> None:
+    data = SHARED / "gobench" / "data_total.json"
+    if not data.is_file():
+        pytest.skip(f"{data} is absent (set MCOT_SHARED_DATA to the folder holding gobench/)")
+    made = subprocess.run(  # the README's line, as it is written there
+        [sys.executable, "-m", "mcot", "imagine", "--data", str(data), "--generator", "procedural", "--out",
+         "runs/procedural", "--seed", "0"],
+        capture_output=True, text=True, timeout=1100, cwd=tmp_path,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
+    results = read_jsonl(tmp_path / "runs" / "procedural" / "results.jsonl")
+    items = read_jsonl(tmp_path / "runs" / "procedural" / "items.jsonl")
+    assert len(results) == 2 * len(items) and {r["status"] for r in results} == {"ok"}
+    assert f"{2 * len(items)} ok" in made.stdout and "re-run" not in made.stdout + made.stderr
+
+
+def _generation_items(root: Path) -> Path:
+    """Three GOBench generation prompts as an items directory; the third sets a scene no draw can place."""
+    pairs = []
+    for n, (category, prompt) in enumerate(zip(CATEGORIES, PROMPTS, strict=True), start=1):
+        meta: dict = {
+            "task": "generation",
+            "prompt": prompt,
+            "questions_reality": [f"Is law {q} obeyed?" for q in "12345"],
+        }
+        if n == 3:
+            category = "reflect_light_images"
+            meta["scene"] = {"template": "plane_mirror", "object_distance": 30.0, "object_height": 12.0,
+                             "eye_distance": 30.0, "eye_height": 12.0}  # fmt: skip
+        item = Item(id=f"scene-{n}", benchmark="gobench", category=category, question=prompt, answer="",
+                    answer_type="image", meta=meta)  # fmt: skip
+        pairs.append((item, {}))
+    write_items(root, pairs)
+    return root
+
+
+def test_a_generation_run_has_no_accuracy_chart_and_its_advice_names_mcot_imagine(tmp_path: Path) -> None:
+    items, run = _generation_items(tmp_path / "items"), tmp_path / "run"
+    made = _mcot("imagine", "--data", items, "--generator", "procedural", "--out", run, "--size", "128x128")
+    assert made.returncode == 3 and "the eye and the object's top coincide" in made.stdout + made.stderr
+    scored = _mcot("score", run)
+    assert scored.returncode == 0, scored.stderr
+    assert not (run / "figures").exists() or not list((run / "figures").glob("accuracy-*.png"))
+    report = (run / "report.md").read_text()
+    assert "no accuracy chart of the 6 generated image(s): they are rated by a judge, not right or wrong" in report
+    todo = [line for line in scored.stdout.splitlines() if line.startswith("to do:")]
+    assert len(todo) == 2, todo
+    assert todo[0].startswith("to do: 2 image(s) were not generated and are unrated (2 × GeneratorError")
+    assert "re-run the same `mcot imagine` command" in todo[0]
+    assert todo[1].startswith("to do: 4 generated image(s) not rated") and "not counted as wrong" in todo[1]
+    assert not [line for line in todo if "mcot run" in line or "count as wrong" in line]

@@ -87,6 +87,9 @@ def test_the_plugin_shows_in_help_and_in_the_tool_list(plugin_target: Path) -> N
     assert "arith" in _mcot(plugin_target, "gen", "--help").stdout
     called = _mcot(plugin_target, "tools", "call", "add", '{"a": 2, "b": 40}')
     assert json.loads(called.stdout)["data"] == {"result": 42}
+    listed_plugins = _mcot(plugin_target, "plugins", "--all")
+    assert listed_plugins.returncode == 0 and "arith: mcot_arith.declare (mcot-arith)" in listed_plugins.stdout
+    assert "calculator:exact  [arith]" in listed_plugins.stdout
 
 
 def test_the_plugins_loader_converts_its_native_files(plugin_target: Path, tmp_path: Path) -> None:
@@ -122,3 +125,4 @@ def test_a_broken_plugin_is_named_in_one_line_and_stops_nothing(tmp_path: Path) 
         "mcot: plugin 'broken' (broken_plugin) was not loaded: RuntimeError: this plugin is broken on purpose"
     ]
     assert _mcot(target, "run", "--help").returncode == 0
+    assert "was not loaded" in _mcot(target, "plugins").stdout

@@ -14,10 +14,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from mcot.agents.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import read_jsonl
 from PIL import Image
+
+from mcot.testing.fake_provider import FakeProvider, Reply
 
 N_ITEMS = 6
 
@@ -232,7 +233,7 @@ def test_a_ray_address_nothing_listens_on_is_one_line_and_writes_nothing(items: 
 
 
 def test_a_burst_of_429s_lowers_the_concurrency_and_the_run_completes(items: Path, tmp_path: Path) -> None:
-    from mcot.agents.fake_provider import Fail
+    from mcot.testing.fake_provider import Fail
 
     run = tmp_path / "run"
     burst = [Fail(429, headers={"Retry-After": "0"}) for _ in range(8)]

@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcot.agents.fake_provider import FakeProvider, Reply
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import RunDir, read_jsonl
 from PIL import Image
@@ -14,6 +13,7 @@ from PIL import Image
 from mcot.errors import UsageError
 from mcot.runconfig import RunConfig
 from mcot.runner import run_items
+from mcot.testing.fake_provider import FakeProvider, Reply
 
 SECRET = "sk-test-THISMUSTNOTLEAK0123456789"
 

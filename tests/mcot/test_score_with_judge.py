@@ -5,13 +5,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcot.agents.fake_provider import FakeProvider, Raw, Reply
 from mcot.benchmarks.item import Item, write_items
 from mcot.eval.rundir import read_jsonl
 
 from mcot.commands.score import run_score
 from mcot.runconfig import RunConfig
 from mcot.runner import run_items
+from mcot.testing.fake_provider import FakeProvider, Raw, Reply
 
 PREDICTIONS = {
     "physics-0000": "The ball goes up, then it falls. \\boxed{a parabola}",  # the judge says consistent

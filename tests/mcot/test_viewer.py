@@ -8,7 +8,17 @@ from pathlib import Path
 import pytest
 from mcot.eval.rundir import RunDirError, open_run
 from typer.testing import CliRunner
-from viewer_runs import EVIL_ID, EVIL_TEXT, generation_run, large_run, payload_run, triage_run
+from viewer_runs import (
+    EVIL_ID,
+    EVIL_TEXT,
+    generation_run,
+    judged_generation_run,
+    large_run,
+    mcot,
+    offline_tools_run,
+    payload_run,
+    triage_run,
+)
 
 import mcot.viewer as viewer
 from mcot.cli import app
@@ -249,12 +259,14 @@ def test_steps_a_tool_drew_are_marked(tmp_path: Path) -> None:
     run = triage_run(tmp_path / "run")
     trace = run / "traces" / "t1.jsonl"  # m1/canvas
     steps = [json.loads(line) for line in trace.read_text().splitlines()]
-    steps[2]["drawn_by"] = "tool"
+    steps[2] |= {"drawn_by": "tool", "changed": ["e1"], "ops": [{"op": "trace_path"}]}  # a domain tool that drew
+    steps[5] |= {"drawn_by": "tool", "tool": "measure", "changed": [], "ops": []}  # one that only measured
     trace.write_text("".join(json.dumps(step) + "\n" for step in steps))
     page = write_viewer(run)
     index = page_index(page)
     m1 = dict(zip(rows(index), shard_records(page, index), strict=True))[("m1", "canvas")]
-    assert [s.get("drawn_by") for s in m1["steps"][:4]] == [None, None, "tool", None]
+    assert [s.get("drawn_by") for s in m1["steps"][:6]] == [None, None, "tool", None, None, None]
+    assert m1["steps"][5]["tool"] == "measure"
     assert "drawn by a tool" in page.read_text()
 
 
@@ -267,3 +279,38 @@ def test_mcot_view_writes_the_page_and_names_its_folder(tmp_path: Path) -> None:
     assert (tmp_path / "site" / "index.html").is_file() and any((tmp_path / "site" / "index_files").glob("t-*.js"))
     refused = CliRunner().invoke(app, ["view", str(tmp_path / "nothing")])
     assert refused.exit_code == 2 and "is not a run directory" in refused.output
+
+
+def test_judged_images_are_labelled_by_their_ratings_not_unjudged(tmp_path: Path) -> None:
+    run = judged_generation_run(tmp_path / "gen")
+    mcot("view", run)
+    page = run / "index.html"
+    index = page_index(page)
+    table = rows(index)
+    assert len(table) == 6 and {row["correct"] for row in table.values()} == {"rated"}
+    labels = {index["labels"][row[12]] for row in index["traces"]}  # each row's label, by its index in `labels`
+    assert labels == {"authenticity 4 · aesthetics 4 · fidelity 3"}
+    details = shard_records(page, index)
+    assert {d["extracted"] for d in details} == {"authenticity 4; aesthetics 4; fidelity 3"}
+    assert {d["method"] for d in details} == {"judge"}
+
+
+def test_a_graded_score_is_rated_and_a_pair_without_one_unjudged() -> None:
+    graded = {"correct": None, "method": "rule", "score": 0.8333, "details": {"sps": {"aesthetics": 0.83}}}
+    assert (correctness({"status": "ok"}, graded), viewer.rating_label(graded)) == ("rated", "score 0.83")
+    unrated = {"correct": None, "method": "none", "score": None, "details": {"unjudged": "pass --judge"}}
+    assert (correctness({"status": "ok"}, unrated), viewer.rating_label(unrated)) == ("unjudged", "")
+    right = {"correct": True, "method": "judge", "score": 1.0, "details": {"judge_scores": {"grade": 1.0}}}
+    assert (correctness({"status": "ok"}, right), viewer.rating_label(right)) == ("right", "")
+
+
+def test_a_domain_tool_that_drew_nothing_is_not_labelled_drawn_by_a_tool(tmp_path: Path) -> None:
+    run = offline_tools_run(tmp_path)
+    mcot("view", run)
+    page = run / "index.html"
+    index = page_index(page)
+    (detail,) = shard_records(page, index)
+    tools = [(step["tool"], step.get("drawn_by")) for step in detail["steps"] if step["kind"] == "tool"]
+    looked = {tool: drawn for tool, drawn in tools if tool in ("detect_shapes", "measure", "intersect")}
+    assert looked and set(looked.values()) == {None}  # they only looked at the canvas
+    assert ("analyze_polygon", "tool") in tools  # it marked points on the canvas

@@ -13,7 +13,16 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
-from viewer_runs import EVIL_ID, EVIL_TEXT, PAYLOADS, generation_run, payload_run, triage_run
+from viewer_runs import (
+    EVIL_ID,
+    EVIL_TEXT,
+    PAYLOADS,
+    generation_run,
+    judged_generation_run,
+    offline_tools_run,
+    payload_run,
+    triage_run,
+)
 
 from mcot.viewer import write_viewer
 
@@ -265,6 +274,29 @@ def test_generated_images_and_diagram_edits_are_shown(page: Any, tmp_path: Path)
     assert page.locator(".outcome + .figures figcaption").all_inner_texts() == ["generated image"]
     page.wait_for_function("() => document.querySelector('.figures img').naturalWidth === 16")
     assert "shadow_sun" in page.locator("details pre").text_content()
+
+
+def test_judged_images_are_labelled_by_their_ratings_and_counted_rated_not_unjudged(page: Any, tmp_path: Path) -> None:
+    viewer = write_viewer(judged_generation_run(tmp_path / "gen"))  # made by mcot imagine + mcot score --judge
+    visit(page, viewer)
+    assert (count(page, "correct", "rated"), count(page, "correct", "unjudged")) == (6, 0)
+    ratings = "authenticity 4 · aesthetics 4 · fidelity 3"
+    assert page.locator(".entry .badge.b-rated").all_inner_texts() == [ratings] * 6
+    chip(page, "correct", "rated").click()
+    page.wait_for_function("document.querySelector('#shown').dataset.count === '6'")
+    visit(page, viewer, id="direct_light_images_1", mode="procedural")
+    shown(page, "direct_light_images_1", "procedural")
+    assert page.locator(".column h3 .badge").first.inner_text() == ratings
+    assert "extracted: authenticity 4; aesthetics 4; fidelity 3" in page.locator(".outcome").inner_text()
+
+
+def test_only_the_steps_a_tool_drew_say_drawn_by_a_tool(page: Any, tmp_path: Path) -> None:
+    viewer = write_viewer(offline_tools_run(tmp_path))  # made by mcot gen games + mcot run --mode tools
+    visit(page, viewer, id="dots-0-00000", mode="tools")
+    shown(page, "dots-0-00000", "tools")
+    titles = page.locator(".step.k-tool h4").all_inner_texts()
+    marked = {title.split(" · ")[1]: "drawn by a tool" in title for title in titles}
+    assert marked["detect_shapes"] is False and marked["measure"] is False and marked["analyze_polygon"] is True
 
 
 def test_payloads_in_ids_questions_answers_and_tool_arguments_stay_text(page: Any, tmp_path: Path) -> None:

@@ -2,13 +2,16 @@
 a run whose texts are HTML/JS payloads, generation and diagram-edit runs, and a large synthetic run.
 
 Each is written as `mcot run` / `mcot imagine` and `mcot score` would leave it (frozen items with their hash in the
-manifest, results, traces, blobs, scores), so `write_viewer` reads it through `mcot.eval.rundir.open_run`.
+manifest, results, traces, blobs, scores), so `write_viewer` reads it through `mcot.eval.rundir.open_run`. Two are
+made by the commands themselves: a judged `mcot imagine` run and an offline `mcot run` in the tools arm.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -345,3 +348,52 @@ def large_run(root: Path, n_items: int, arms: tuple[str, ...] = ("text", "canvas
                 )
             )
     return write_run(root, items, list(arms), pairs)
+
+
+JUDGE_RATINGS = {"authenticity": ["Yes", "Yes", "No", "Yes", "Yes"], "aesthetics": 4, "fidelity": 3}
+"""What the scripted judge of `judged_generation_run` answers for every image."""
+
+
+def mcot(*args: str | Path) -> None:
+    """Run one mcot command in a process of its own; fail with its stderr when it does not exit 0."""
+    done = subprocess.run([sys.executable, "-m", "mcot", *map(str, args)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+
+
+def judged_generation_run(root: Path) -> Path:
+    """Return a run made by `mcot imagine --generator procedural` (three GOBench prompts, two arms) and scored by
+    `mcot score --judge` with a scripted judge that rates every image JUDGE_RATINGS."""
+    prompts = [
+        ("direct_light_images", "A lonely oak tree in a sunny meadow casts a long, sharp shadow across the grass."),
+        ("reflect_light_images", "A girl looks into a flat bathroom mirror; her reflection faces her."),
+        ("refracted_light_images", "A straw stands in a clear glass of water and seems to bend at the surface."),
+    ]
+    records = [
+        {
+            "index": f"{category}_{n}.{suffix}",
+            "category": category,
+            "image": f"{category}/{n}.{suffix}.png",
+            "title": f"scenario {n}",
+            "prompt": prompt,
+            "Questions_reality": "\n".join(f"{q}. Is optical law {q} obeyed?" for q in range(1, 6)),
+            "Question_aesthetics": "Please rate the aesthetics of the image on a scale of 1-5.",
+            "Question_Instruction_consistency": "Please rate the instruction consistency on a scale of 1-5.",
+        }
+        for n, (category, prompt) in enumerate(prompts, start=1)
+        for suffix in (1, 2, 3)
+    ]
+    root.mkdir(parents=True)
+    (root / "data_total.json").write_text(json.dumps(records))
+    (root / "judge.json").write_text(json.dumps([{"text": json.dumps(JUDGE_RATINGS)}]))
+    run = root / "run"
+    mcot("imagine", "--data", root / "data_total.json", "--generator", "procedural", "--out", run, "--size", "128x128")
+    mcot("score", run, "--judge", f"scripted:{root / 'judge.json'}")
+    return run
+
+
+def offline_tools_run(root: Path) -> Path:
+    """Return a run made by `mcot run --model offline --mode tools` on one dots item (`mcot gen games --task dots`):
+    its trace has domain tools that only look (detect_shapes, measure) and one that draws (analyze_polygon)."""
+    mcot("gen", "games", "--task", "dots", "--n", "1", "--seed", "0", "--out", root / "items")
+    mcot("run", "--data", root / "items", "--model", "offline", "--mode", "tools", "--out", root / "run")
+    return root / "run"

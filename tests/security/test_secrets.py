@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcot.agents.fake_provider import Fail, FakeProvider, ImageReply, Reply
 from mcot.benchmarks.item import Item, write_items
 from PIL import Image
+
+from mcot.testing.fake_provider import Fail, FakeProvider, ImageReply, Reply
 
 OPENAI_KEY = "sk-proj-FAKE-test-key-for-mcot-security-tests-0000"  # obviously fake, shaped like a key
 ANTHROPIC_KEY = "sk-ant-api03-FAKE-test-key-for-mcot-security-tests-0000"
@@ -200,3 +201,86 @@ def test_the_search_finds_a_key_when_exact_redaction_is_off(tmp_path: Path, monk
         run_items(config, quiet=True)
     found = leaks(tmp_path / "run", {})
     assert "token40 in results.jsonl" in found, found
+
+
+# --- keys of hostile shapes: refused before any request, redacted at any length, out of URL query strings ---
+
+
+@pytest.mark.parametrize(("model", "variable"), [("openai-compatible:m", "OPENAI_API_KEY"), ("openai:gpt-4o", "OPENAI_API_KEY"),
+                                                 ("anthropic:claude-sonnet-4-5", "ANTHROPIC_API_KEY")])  # fmt: skip
+@pytest.mark.parametrize("key", ["FAKEkey\r\nX-Injected: 1", "FAKEkey\twith-a-tab", "FAKEkey\n"])
+def test_a_key_with_a_control_character_is_refused_before_any_request(
+    tmp_path: Path, model: str, variable: str, key: str
+) -> None:
+    items, _ = _items(tmp_path)
+    with FakeProvider(default=Reply("\\boxed{1}")) as server:
+        url = server.url if model.startswith("anthropic") else server.openai_url
+        w = World(tmp_path)
+        _mcot(w, "run", "run", "--data", str(items), "--model", model, "--mode", "text", "--base-url", url,
+              "--out", "run", keys={variable: key})  # fmt: skip
+        asked = len(server.requests)
+    assert w.codes["run"] == 2, w.outputs["run"]
+    assert f"{variable} holds a control character" in w.outputs["run"]
+    assert asked == 0 and not (tmp_path / "run").exists()
+    assert "FAKEkey" not in w.outputs["run"]
+
+
+SHORT_KEY = "FkQ"  # three characters: only exact-secret redaction of any length catches it
+
+
+def test_a_short_key_echoed_in_an_error_is_redacted_everywhere(tmp_path: Path) -> None:
+    from mcot.testing import Agent, RequestInfo
+
+    class Echo(Agent):
+        def answer(self, request: RequestInfo) -> Fail:
+            auth = next((v for k, v in request.headers.items() if k.lower() == "authorization"), "")
+            return Fail(401, message=f"Incorrect API key provided: {auth} (key {auth.split()[-1]})")
+
+    items, _ = _items(tmp_path)
+    w = World(tmp_path)
+    with FakeProvider(default=Echo()) as server:
+        for model in ("openai-compatible:m", "openai:gpt-4o"):
+            out = f"run-{model.split(':')[0]}"
+            _mcot(w, out, "run", "--data", str(items), "--model", model, "--mode", "text",
+                  "--base-url", server.openai_url, "--out", out, keys={"OPENAI_API_KEY": SHORT_KEY})  # fmt: skip
+            _mcot(w, f"view {out}", "view", out, "--out", f"view-{out}.html", keys={})
+            _mcot(w, f"export {out}", "export", out, "--format", "jsonl", "--out", f"export-{out}", keys={})
+    assert set(w.codes.values()) <= {0, 3}, w.outputs
+    texts = [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json", ".html", ".md")]
+    assert not [str(p) for p in texts if SHORT_KEY in p.read_text(errors="replace")]
+    assert not [label for label, text in w.outputs.items() if SHORT_KEY in text]
+    errors = [json.loads(line)["error"] for line in (tmp_path / "run-openai-compatible" / "results.jsonl").open()]
+    assert all("Incorrect API key provided: Bearer *** (key ***)" in error for error in errors), errors
+
+
+def test_redaction_survives_whitespace_changes_and_comes_before_shortening() -> None:
+    from mcot.agents.backends.base import redactor
+    from mcot.agents.retry import shorten
+
+    redact = redactor("FAKE two\twords")
+    assert redact("key FAKE two words echoed") == "key *** echoed"
+    assert redact("key FAKE two\n   words echoed") == "key *** echoed"
+    assert redactor("ab")("grab a cab") == "gr*** a c***"  # any length
+    assert shorten(redact("x " * 400 + "FAKE two\twords")).endswith("…")
+
+
+QUERY_KEY = "FAKEqueryKEYinTHEbaseURL0000"
+
+
+def test_a_key_in_the_base_url_query_string_stays_out_of_the_manifest_and_errors(tmp_path: Path) -> None:
+    from mcot.testing import Agent, RequestInfo
+
+    class EchoPath(Agent):
+        def answer(self, request: RequestInfo) -> Fail:
+            return Fail(403, message=f"forbidden: {request.path}")
+
+    items, _ = _items(tmp_path)
+    w = World(tmp_path)
+    with FakeProvider(default=EchoPath()) as server:
+        url = f"{server.openai_url}?api_key={QUERY_KEY}&region=eu"
+        _mcot(w, "run", "run", "--data", str(items), "--model", "openai:gpt-4o", "--mode", "text", "--base-url", url,
+              "--out", "run", keys={"OPENAI_API_KEY": TOKEN_KEY})  # fmt: skip
+    assert w.codes["run"] == 3, w.outputs["run"]
+    assert leaks(tmp_path, w.outputs, {"query": QUERY_KEY}) == []
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["model"]["base_url"] == f"{server.openai_url}?api_key=***&region=eu"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from mcot.canvas import Canvas
-from mcot.tools import CANVAS_TOOLS, ToolResult, call, registry
+from mcot.tools import ToolResult, call, canvas_tools, registry
 
 DESIGN_CANVAS_TOOLS = (
     "draw_line",
@@ -41,10 +41,10 @@ ISSUE_TOOLS = (
 
 
 def test_canvas_tools_are_the_design_names_and_registered() -> None:
-    assert CANVAS_TOOLS == DESIGN_CANVAS_TOOLS
+    assert canvas_tools() == DESIGN_CANVAS_TOOLS
     tools = registry()
-    assert set(CANVAS_TOOLS) <= set(tools) and set(ISSUE_TOOLS) <= set(tools)
-    assert list(tools)[: len(CANVAS_TOOLS)] == list(CANVAS_TOOLS)
+    assert set(canvas_tools()) <= set(tools) and set(ISSUE_TOOLS) <= set(tools)
+    assert list(tools)[: len(canvas_tools())] == list(canvas_tools())
 
 
 def test_every_tool_is_documented_and_its_example_runs() -> None:

@@ -22,7 +22,7 @@ class Frame:
         """Return the pixel position of the scene point (x, y)."""
         return (self.x0 + x * self.scale, self.y0 - y * self.scale)
 
-    def to_dict(self) -> dict[str, float]:
+    def to_dict(self) -> dict[str, Any]:
         """Return the frame as JSON values: {"px_per_unit", "origin": [px of scene (0, 0)]}."""
         return {"px_per_unit": round(self.scale, 6), "origin": [round(self.x0, 6), round(self.y0, 6)]}
 
@@ -68,10 +68,8 @@ def need(condition: bool, message: str) -> None:
 def number(scene: Mapping[str, Any], key: str, low: float | None = None, high: float | None = None) -> float:
     """Return scene[key] as a float, checking that it is a number in the open range (low, high)."""
     value = scene.get(key)
-    need(
-        isinstance(value, int | float) and not isinstance(value, bool),
-        f"scene field {key!r} must be a number, got {value!r}",
-    )
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise ValueError(f"scene field {key!r} must be a number, got {value!r}")
     if low is not None:
         need(value > low, f"scene field {key!r} must be > {low}, got {value}")
     if high is not None:
@@ -82,5 +80,6 @@ def number(scene: Mapping[str, Any], key: str, low: float | None = None, high: f
 def choice(scene: Mapping[str, Any], key: str, options: tuple[str, ...]) -> str:
     """Return scene[key], checking that it is one of ``options``."""
     value = scene.get(key)
-    need(value in options, f"scene field {key!r} must be one of {', '.join(options)}; got {value!r}")
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"scene field {key!r} must be one of {', '.join(options)}; got {value!r}")
     return value

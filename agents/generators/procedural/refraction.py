@@ -196,6 +196,8 @@ def depth_truth(scene: Mapping[str, Any]) -> dict[str, Any]:
     """Return the coin's image by construction: depth × n2/n1, rays bent away from the normal by Snell's law."""
     n1, n2 = _n(scene)
     exit_angle = optics.refraction_angle(scene["ray_angle_deg"], n1, n2)
+    if exit_angle is None:  # depth_check keeps the ray under 20°, well inside the critical angle
+        raise ValueError("the coin's rays would be totally reflected at the surface; lower ray_angle_deg")
     return {
         "n1": n1,
         "n2": n2,
@@ -269,10 +271,8 @@ def tir_check(scene: Mapping[str, Any]) -> None:
     choice(scene, "medium", ("water", "glass"))
     number(scene, "source_depth", 0, 10000)
     angles = scene.get("incidence_deg")
-    need(
-        isinstance(angles, list) and 1 <= len(angles) <= 8,
-        "scene field 'incidence_deg' must be a list of 1 to 8 angles",
-    )
+    if not isinstance(angles, list) or not 1 <= len(angles) <= 8:
+        raise ValueError("scene field 'incidence_deg' must be a list of 1 to 8 angles")
     for a in angles:
         need(isinstance(a, int | float) and 0 <= a <= 80, f"incidence angles must lie in [0, 80] degrees, got {a!r}")
 

@@ -10,7 +10,6 @@ total_internal_reflection.
 from __future__ import annotations
 
 import difflib
-import json
 import random
 import re
 from collections.abc import Callable, Mapping
@@ -23,6 +22,7 @@ from mcot.agents.generators.procedural import mirrors, refraction, shadows
 from mcot.agents.generators.procedural.broken import choose_twin
 from mcot.agents.generators.procedural.questions import template_spec
 from mcot.agents.generators.procedural.svg import Svg
+from mcot.benchmarks.inputs import InputFileError, UnsafeYaml, excerpt, load_yaml, read_yaml_file
 
 Params = Callable[[random.Random, Mapping[str, Any], str], dict[str, Any]]
 Draw = Callable[[Svg, Mapping[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]], dict[str, Any]]
@@ -84,6 +84,10 @@ CATEGORIES: dict[str, tuple[str, ...]] = {
     "refracted_light_images": ("straw", "apparent_depth", "total_internal_reflection"),
 }
 """GOBench category → the templates that draw it."""
+
+
+RESAMPLES = 32
+"""How many fresh draws of a scene's free parameters follow a first draw that cannot be placed."""
 
 
 class SceneError(ValueError):
@@ -151,10 +155,22 @@ def build_scene(prompt: str, category: str | None, seed: int, given: Mapping[str
     for key, value in given.items():
         if key in defaults and _kind(value) != _kind(defaults[key]):
             raise SceneError(f"{name} scene: field {key!r} must be {_kind(defaults[key])}, got {value!r}")
-    params = template.params(rng, given, prompt.lower())
-    scene: dict[str, Any] = {"template": name, **params}
+    scene: dict[str, Any] = {"template": name, **template.params(rng, given, prompt.lower())}
+    refused: ValueError | None = None
+    for attempt in range(1, RESAMPLES + 2):
+        try:
+            template.check(scene)
+        except ValueError as exc:
+            # a dead end of this draw (an eye drawn onto the object's top): draw the free parameters again, from
+            # the seed, so the same seed always gives the same scene; fields the scene sets are kept as they are
+            refused = refused or exc
+            redraw = random.Random(f"procedural-scene:{seed}:resample:{attempt}")
+            scene = {"template": name, **template.params(redraw, given, prompt.lower())}
+        else:
+            break
+    else:  # no draw could be placed: the fields the scene sets are the dead end
+        raise SceneError(f"{name} scene: {refused}") from refused
     try:
-        template.check(scene)
         scene["twin"] = choose_twin(name, seed, given.get("twin"))
     except ValueError as exc:
         raise SceneError(f"{name} scene: {exc}") from exc
@@ -167,16 +183,17 @@ def load_scene(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
         return dict(source)
     text = str(source)
     path = Path(text) if isinstance(source, Path) or ("\n" not in text and len(text) < 4096) else None
-    if path is not None and path.suffix.lower() in (".yaml", ".yml", ".json"):
-        if not path.is_file():
-            raise SceneError(f"scene file {path} not found")
-        text = path.read_text(encoding="utf-8")
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    else:
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise SceneError(f"scene text is neither YAML nor JSON: {exc}") from exc
+    try:
+        if path is not None and path.suffix.lower() in (".yaml", ".yml", ".json"):
+            if not path.exists():
+                raise SceneError(f"scene file {excerpt(str(path))} not found")
+            data = read_yaml_file(path, what="scene file")  # JSON is YAML too
+        else:
+            data = load_yaml(text)
+    except (InputFileError, UnsafeYaml, UnicodeDecodeError) as exc:
+        raise SceneError(f"scene: {excerpt(str(exc))}") from exc
+    except yaml.YAMLError as exc:
+        raise SceneError(f"scene text is neither YAML nor JSON: {excerpt(' '.join(str(exc).split()))}") from exc
     if not isinstance(data, Mapping):
         raise SceneError(f"a scene must be a mapping with a 'template' field, got {type(data).__name__}")
     return dict(data)

@@ -61,7 +61,8 @@ def sun_params(rng: random.Random, given: Mapping[str, Any], prompt: str) -> dic
 
 def _check_objects(scene: Mapping[str, Any]) -> list[dict[str, float]]:
     objects = scene.get("objects")
-    need(isinstance(objects, list) and 1 <= len(objects) <= 6, "scene field 'objects' must be a list of 1 to 6 objects")
+    if not isinstance(objects, list) or not 1 <= len(objects) <= 6:
+        raise ValueError("scene field 'objects' must be a list of 1 to 6 objects")
     out = []
     for i, obj in enumerate(objects):
         need(isinstance(obj, Mapping), f"objects[{i}] must be a mapping with x, height and width")

@@ -1,12 +1,15 @@
 """Closed-form plane geometry for the answer keys: vectors, ray-segment hits, reflection and Snell's law.
 
-Pure functions over (x, y) float tuples; y points down as in image pixels. Independent of tools/ on purpose.
+Pure functions over (x, y) float tuples; y points down as in image pixels. Independent of tools/ on purpose;
+rotation and reflection are mcot.geometry's, the ones the canvas and the tools use.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+
+from mcot import geometry
 
 Vec = tuple[float, float]
 
@@ -49,8 +52,7 @@ def unit(a: Sequence[float]) -> Vec:
 
 def rotate(a: Sequence[float], degrees: float) -> Vec:
     """Return a rotated by `degrees` (positive turns +x towards +y, i.e. clockwise on screen)."""
-    c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
-    return (a[0] * c - a[1] * s, a[0] * s + a[1] * c)
+    return geometry.rotate_vector(a, -degrees)
 
 
 def ray_segment(origin: Vec, direction: Vec, a: Sequence[float], b: Sequence[float]) -> tuple[float, float] | None:
@@ -91,8 +93,7 @@ def segments_distance(a: Sequence[float], b: Sequence[float], c: Sequence[float]
 
 def reflect(direction: Vec, normal: Vec) -> Vec:
     """Return `direction` mirrored in a surface with unit `normal` (either orientation)."""
-    k = 2.0 * dot(direction, normal)
-    return (direction[0] - k * normal[0], direction[1] - k * normal[1])
+    return geometry.reflect_vector(direction, normal)
 
 
 def refract(direction: Vec, normal: Vec, n1: float, n2: float) -> Vec | None:

@@ -23,6 +23,8 @@ from mcot.benchmarks.generators.gepbench.sampling import (
 )
 from mcot.benchmarks.generators.gepbench.shapes import Shape
 
+from mcot.geometry import reflect_points
+
 RELATION_WORDS: tuple[str, ...] = (
     "tangent",
     "parallel",
@@ -88,7 +90,7 @@ def _valid(shape: Shape) -> Shape | None:
 
 def _center_radius(shape: Shape) -> tuple[tuple[float, float], float]:
     p = shape.params
-    return (tuple(p["center"]), float(p.get("radius", p.get("major_axis", 0.0))))  # type: ignore[return-value]
+    return (tuple(p["center"]), float(p.get("radius", p.get("major_axis", 0.0))))
 
 
 def tangent_line(base: Shape, rng: np.random.Generator) -> Shape | None:
@@ -135,7 +137,7 @@ def parallel_line(base: Shape, rng: np.random.Generator) -> Shape | None:
     n = np.array([-d[1], d[0]]) * float(rng.uniform(0.06, 0.3)) * (1 if rng.random() < 0.5 else -1)
     mid = np.mean(base.array, axis=0) + n + d * float(rng.uniform(-0.15, 0.15))
     half = float(rng.uniform(*LINE_LENGTH)) / 2
-    return _valid(sh.segment(tuple(mid - half * d), tuple(mid + half * d)))  # type: ignore[arg-type]
+    return _valid(sh.segment(tuple(mid - half * d), tuple(mid + half * d)))
 
 
 def perpendicular_line(base: Shape, rng: np.random.Generator) -> Shape | None:
@@ -146,7 +148,7 @@ def perpendicular_line(base: Shape, rng: np.random.Generator) -> Shape | None:
     foot = np.array([x0, y0]) + (np.array([x1, y1]) - np.array([x0, y0])) * float(rng.uniform(0.25, 0.75))
     length = float(rng.uniform(*LINE_LENGTH))
     f = float(rng.uniform(0.25, 0.75)) if rng.random() < 0.6 else float(rng.choice([-0.3, 1.3]))
-    return _valid(sh.segment(tuple(foot - f * length * n), tuple(foot + (1 - f) * length * n)))  # type: ignore[arg-type]
+    return _valid(sh.segment(tuple(foot - f * length * n), tuple(foot + (1 - f) * length * n)))
 
 
 def circumcircle(base: Shape, rng: np.random.Generator) -> Shape | None:
@@ -172,7 +174,7 @@ def incircle(base: Shape, rng: np.random.Generator) -> Shape | None:
         b = np.linalg.norm(pts[0] - pts[2])
         c = np.linalg.norm(pts[0] - pts[1])
         center = (a * pts[0] + b * pts[1] + c * pts[2]) / (a + b + c)
-        r = base.area / ((a + b + c) / 2)
+        r = float(base.area / ((a + b + c) / 2))
     else:
         n = REGULAR_N[base.kind]
         center = pts.mean(axis=0)
@@ -234,13 +236,6 @@ def similar_polygon(base: Shape, rng: np.random.Generator) -> Shape | None:
     return _valid(sh.polygon(base.kind, moved))  # type: ignore[arg-type]
 
 
-def reflect(points: np.ndarray, point: np.ndarray, direction: np.ndarray) -> np.ndarray:
-    """Return `points` mirrored across the line through `point` with unit `direction`."""
-    rel = points - point
-    along = rel @ direction
-    return point + 2.0 * along[:, None] * direction - rel
-
-
 def mirror_image(base: Shape, rng: np.random.Generator) -> Shape | None:
     """Return the mirror image of an irregular polygon across an implied axis beside or through it.
 
@@ -254,7 +249,7 @@ def mirror_image(base: Shape, rng: np.random.Generator) -> Shape | None:
     direction = np.array([math.cos(ang), math.sin(ang)])
     normal = np.array([-direction[1], direction[0]]) * (1 if rng.random() < 0.5 else -1)
     point = center + normal * reach * float(rng.uniform(0.3, 1.6))
-    mirrored = reflect(pts, point, direction)[::-1]  # reversed: the same turning sense as listed before
+    mirrored = reflect_points(pts, point, direction)[::-1]  # reversed: the same turning sense as listed before
     moved = [(float(x), float(y)) for x, y in mirrored]
     axis_point = point + direction * float((center - point) @ direction)  # the foot of the centroid
     new = sh.polygon(base.kind, moved, mirror_axis=[axis_point.tolist(), direction.tolist()])

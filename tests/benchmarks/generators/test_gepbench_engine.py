@@ -70,7 +70,7 @@ def test_native_export_loads_back_with_the_same_answers(generated: Path) -> None
     loaders = pytest.importorskip("mcot.benchmarks.loaders.gepbench")
     from mcot.benchmarks.loaders._types import LoadedItem, Tally
 
-    loaded = [x.item for x in loaders.load_gepbench(generated, Tally()) if isinstance(x, LoadedItem)]
+    loaded = [x.item for x in loaders.load(generated, Tally()) if isinstance(x, LoadedItem)]
     ours = {
         (i.meta["level"], i.category, i.meta["image_id"], i.meta["question_id"]): i.answer
         for i in read_items(generated)

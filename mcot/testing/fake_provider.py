@@ -48,11 +48,19 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Reply:
-    """A successful model turn: text and tool calls (name, arguments as a dict or a raw string)."""
+    """A successful model turn: text and tool calls (name, arguments as a dict or a raw string).
+
+    `usage` is sent as given (a hostile server's negative or absurd counts included). `stop_reason` replaces the
+    wire's own (`stop`/`tool_calls`, `end_turn`/`tool_use`), e.g. `Reply("", stop_reason="length")` for a
+    well-formed empty answer. `arguments_as_objects` sends OpenAI tool arguments as JSON objects instead of the
+    JSON text the wire format wants (as some servers do).
+    """
 
     text: str = ""
-    tool_calls: Sequence[tuple[str, dict[str, Any] | str]] = ()
-    usage: tuple[int, int] = (100, 20)
+    tool_calls: Sequence[tuple[str, Any]] = ()
+    usage: tuple[Any, Any] = (100, 20)
+    stop_reason: str | None = None
+    arguments_as_objects: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,11 +74,32 @@ class Fail:
 
 @dataclass(frozen=True)
 class Raw:
-    """A verbatim response body (e.g. an unparsable one)."""
+    """A verbatim response body (e.g. an unparsable one, or gzip bytes with `{"Content-Encoding": "gzip"}`)."""
 
     body: bytes
     status: int = 200
     content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """A redirect answer (307 by default) to `location`, e.g. another server's URL."""
+
+    location: str
+    status: int = 307
+
+
+@dataclass(frozen=True)
+class Trickle:
+    """An answer whose body comes `every_s` seconds a byte (its headers at once): a server too slow to finish.
+
+    `body` defaults to a valid answer in the request's wire format; the trickle stops when the client goes
+    away or the server stops.
+    """
+
+    body: bytes | None = None
+    every_s: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -90,7 +119,7 @@ class ImageReply:
     as_url: bool = False
 
 
-Answer = Reply | ImageReply | Fail | Raw
+Answer = Reply | ImageReply | Fail | Raw | Redirect | Trickle
 
 
 @dataclass(frozen=True)
@@ -101,7 +130,7 @@ class RequestInfo:
     stays the same over the turns of one (item, arm) solve (system text, first user message, offered tools);
     `arm`: "text" without tools, else "tools-" and a short hash of their names; `turn`: the number of
     assistant messages in the request; `paid_before`: valid answers already given to this very key;
-    `wire`: "openai", "anthropic" or "images".
+    `wire`: "openai", "anthropic" or "images"; `headers`: the request's headers (e.g. to echo a key back).
     """
 
     path: str
@@ -112,6 +141,7 @@ class RequestInfo:
     turn: int
     paid_before: int
     wire: str
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
 class Agent:
@@ -311,7 +341,7 @@ class FakeProvider:
     def url(self) -> str:
         """Return the server's root URL (`http://127.0.0.1:PORT`)."""
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     @property
     def openai_url(self) -> str:
@@ -360,7 +390,9 @@ class FakeProvider:
         numbers = iter(range(1, 1_000_000))
         return lambda: f"{info.key[:16]}{next(numbers)}"
 
-    def _arrive(self, path: str, body: dict[str, Any], raw: bytes) -> tuple[RequestInfo, int]:
+    def _arrive(
+        self, path: str, body: dict[str, Any], raw: bytes, headers: Mapping[str, str] | None = None
+    ) -> tuple[RequestInfo, int]:
         """Count an arriving request; return what is known of it and how many times its bytes came before."""
         key = hashlib.sha256(raw).hexdigest()
         wire = "images" if "/images/" in path else "anthropic" if path.rstrip("/").endswith("/messages") else "openai"
@@ -371,7 +403,7 @@ class FakeProvider:
             self.counts.requests += 1
             self.counts.by_turn[(conversation, arm, turn)] += 1
             paid_before = self.counts.valid[key]
-        return RequestInfo(path, body, key, conversation, arm, turn, paid_before, wire), occurrence
+        return RequestInfo(path, body, key, conversation, arm, turn, paid_before, wire, dict(headers or {})), occurrence
 
     def _fault(self, info: RequestInfo, occurrence: int, answer: Answer) -> tuple[str | None, float]:
         """Return the fault to inject into this answer (None: none) and a uniform number that goes with it."""
@@ -392,7 +424,14 @@ class FakeProvider:
         """Return the response for an answer, with a fault that changes the answer itself applied."""
         body, anthropic = info.body, info.wire == "anthropic"
         if isinstance(answer, Raw):
-            return _Out(answer.status, answer.body, answer.content_type)
+            return _Out(answer.status, answer.body, answer.content_type, dict(answer.headers))
+        if isinstance(answer, Redirect):
+            return _Out(answer.status, b"", "text/plain", {"Location": answer.location})
+        if isinstance(answer, Trickle):
+            body_bytes = answer.body
+            if body_bytes is None:
+                body_bytes = self._render(info, Reply("slow"), None).data
+            return _Out(200, body_bytes, trickle_s=answer.every_s)
         if isinstance(answer, Fail):
             payload = _error_body(answer, anthropic)
             return _Out(answer.status, json.dumps(payload).encode(), headers=dict(answer.headers))
@@ -415,9 +454,10 @@ class FakeProvider:
             )
             payload["stop_reason"] = "tool_use"
             answer = Reply(answer.text, (*answer.tool_calls, ("draw_line", BAD_ARGUMENTS)), answer.usage)
-        if fault == "empty":
+        if fault == "empty":  # malformed: a well-formed empty answer has a stop reason and is an answer
             if anthropic:
                 payload["content"] = []
+                payload["stop_reason"] = None
             else:
                 payload["choices"] = []
         return _Out(200, json.dumps(payload).encode(), final=not answer.tool_calls)
@@ -454,7 +494,7 @@ class FakeProvider:
                 if server.keep_requests:
                     with server._lock:
                         server.requests.append(Recorded(self.path, dict(self.headers.items()), body, raw))
-                info, occurrence = server._arrive(self.path, body, raw)
+                info, occurrence = server._arrive(self.path, body, raw, dict(self.headers.items()))
                 answer = server._next(info)
                 if server.latency_s:
                     time.sleep(server.latency_s)
@@ -480,6 +520,9 @@ class FakeProvider:
                 elif fault in ("reset", "cut_body"):
                     self._send_part(out, data, reset=fault == "reset")
                     return
+                if out.trickle_s is not None:
+                    self._send_slowly(out, data)
+                    return
                 self._send(out.status, data, out.content_type, out.headers)
                 if _accepted(info.wire, out.status, data):
                     server._paid(info, out)
@@ -492,6 +535,23 @@ class FakeProvider:
                     self.send_header(key, value)
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _send_slowly(self, out: _Out, data: bytes) -> None:
+                """Send the headers, then the body a byte every `out.trickle_s` seconds."""
+                self.send_response(out.status)
+                self.send_header("content-type", out.content_type)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.flush()
+                self.close_connection = True
+                for i in range(len(data)):
+                    if server._stopping.wait(out.trickle_s or 0.0):
+                        return
+                    try:
+                        self.wfile.write(data[i : i + 1])
+                        self.wfile.flush()
+                    except OSError:
+                        return  # the client gave up
 
             def _send_part(self, out: _Out, data: bytes, *, reset: bool) -> None:
                 """Promise the whole body, send half of it, then reset the connection or close it."""
@@ -515,6 +575,7 @@ class _Out:
     content_type: str = "application/json"
     headers: dict[str, str] = field(default_factory=dict)
     final: bool = True
+    trickle_s: float | None = None
 
 
 _STATUS_FAULTS = {"429": 429, "429_retry_after": 429, "500": 500, "502": 502, "503": 503, "529": 529}
@@ -660,12 +721,22 @@ def _arguments_text(arguments: dict[str, Any] | str) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments)
 
 
+def _total(usage: tuple[Any, Any]) -> Any:
+    try:
+        return usage[0] + usage[1]
+    except TypeError:
+        return None
+
+
 def _openai_body(reply: Reply, model: str, next_id: Callable[[], int | str]) -> dict[str, Any]:
     calls = [
         {
             "id": f"call_{next_id()}",
             "type": "function",
-            "function": {"name": name, "arguments": _arguments_text(arguments)},
+            "function": {
+                "name": name,
+                "arguments": arguments if reply.arguments_as_objects else _arguments_text(arguments),
+            },
         }
         for name, arguments in reply.tool_calls
     ]
@@ -677,11 +748,13 @@ def _openai_body(reply: Reply, model: str, next_id: Callable[[], int | str]) -> 
         "object": "chat.completion",
         "created": 0,
         "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": reply.stop_reason or ("tool_calls" if calls else "stop")}
+        ],
         "usage": {
             "prompt_tokens": reply.usage[0],
             "completion_tokens": reply.usage[1],
-            "total_tokens": sum(reply.usage),
+            "total_tokens": _total(reply.usage),
         },
     }
 
@@ -694,7 +767,7 @@ def _anthropic_body(reply: Reply, model: str, next_id: Callable[[], int | str]) 
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments)
-            except ValueError:
+            except (ValueError, RecursionError):
                 arguments = {"_raw": arguments}
         content.append({"type": "tool_use", "id": f"toolu_{next_id()}", "name": name, "input": arguments})
     return {
@@ -703,7 +776,7 @@ def _anthropic_body(reply: Reply, model: str, next_id: Callable[[], int | str]) 
         "role": "assistant",
         "model": model,
         "content": content,
-        "stop_reason": "tool_use" if reply.tool_calls else "end_turn",
+        "stop_reason": reply.stop_reason or ("tool_use" if reply.tool_calls else "end_turn"),
         "stop_sequence": None,
         "usage": {"input_tokens": reply.usage[0], "output_tokens": reply.usage[1]},
     }
@@ -718,8 +791,8 @@ def parse_multipart(content_type: str, raw: bytes) -> dict[str, Any]:
     message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + raw)
     fields: dict[str, Any] = {}
     for part in message.iter_parts():
-        name = part.get_param("name", header="content-disposition")
-        data = part.get_payload(decode=True) or b""
+        name = str(part.get_param("name", header="content-disposition"))
+        data: Any = part.get_payload(decode=True) or b""
         filename = part.get_filename()
         value: Any = (
             {"filename": filename, "content_type": part.get_content_type(), "data": data}

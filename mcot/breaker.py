@@ -1,0 +1,93 @@
+"""A dead model endpoint stops a run in seconds: the check before a run starts, and the circuit breaker during it.
+
+`check_endpoints(backend)` opens a TCP connection to each endpoint the backend will call (its `endpoints()`;
+backends without one, such as offline, scripted and replay, have nothing to check) before anything is written:
+when none can be reached the run is refused (UsageError, exit 2) naming the URLs; when some can, it goes on
+with a warning and the endpoint pool rests the others.
+
+`CircuitBreaker` hears every model call's outcome (the runner's call observer passes them on). After
+`threshold` attempts in a row across pairs that could not even connect, it opens: the runner starts no more
+pairs and records those it did not start as failed with the breaker's cause (so the run exits 3 and says how
+to resume), and the retry loops of the pairs in flight stop retrying (`halt_reason`). Any other outcome (an
+answer, an HTTP error, a time-out) closes the streak; with several endpoints, a healthy one keeps it closed.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from mcot.errors import UsageError
+
+if TYPE_CHECKING:
+    from mcot.agents.retry import Failure
+    from mcot.benchmarks.item import Item
+
+BREAKER_THRESHOLD = 10
+"""Attempts in a row, across pairs, that could not connect, after which a run starts no more pairs."""
+
+
+@dataclass
+class CircuitBreaker:
+    """Counts model calls in a row that could not connect; open (a reason in `opened`) once `threshold` is reached."""
+
+    threshold: int = BREAKER_THRESHOLD
+    in_row: int = 0
+    last: str = ""
+    opened: str | None = None
+
+    def record(self, failure: Failure | None) -> None:
+        """Count one attempt's outcome (None: it succeeded); once open, the breaker stays open for the session."""
+        if self.opened is not None:
+            return
+        if failure is None or not failure.cannot_connect:
+            self.in_row = 0
+            return
+        self.in_row += 1
+        self.last = failure.reason
+        if self.in_row >= self.threshold:
+            self.opened = f"the model endpoint accepts no connection ({self.in_row} attempts in a row failed to connect)"
+
+    def halt_reason(self) -> str | None:
+        """Return why retries should stop (the breaker is open), or None."""
+        return self.opened
+
+    def cause(self) -> str:
+        """Return the failure cause recorded for a pair the open breaker kept from starting."""
+        return f"not started: {self.opened}; re-run the same command once it answers (the last: {self.last})"
+
+
+def record_not_started(
+    append: Callable[[dict[str, Any]], None], pairs: Sequence[tuple[Item, str]], cause: str
+) -> int:
+    """Append a failure record with `cause` for each (item, arm) that did not start; return how many."""
+    from mcot.executors.records import failure_record
+
+    for item, arm in pairs:
+        append(failure_record(item, arm, cause, 0.0))
+    return len(pairs)
+
+
+async def check_endpoints(backend: Any) -> None:
+    """Refuse the run (UsageError naming the URLs) when none of the backend's endpoints accepts a connection.
+
+    Endpoints that do not answer while others do are named in a warning on stderr; the run goes on.
+    """
+    endpoints = getattr(backend, "endpoints", None)
+    urls: Sequence[str] = endpoints() if callable(endpoints) else ()
+    if not urls:
+        return
+    from mcot.agents.endpoints import probe, public_url
+
+    found = await probe(urls)
+    dead = {public_url(url): why for url, why in found.items() if why is not None}
+    if not dead:
+        return
+    named = "; ".join(f"{url} ({why})" for url, why in list(dead.items())[:3])
+    if len(dead) == len(found):
+        raise UsageError(
+            f"cannot connect to {named}; nothing was run or paid: start the server or correct --base-url"
+        )
+    print(f"mcot: no connection to {named}; the run goes on with the other endpoints", file=sys.stderr)
