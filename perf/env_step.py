@@ -83,7 +83,10 @@ def verl_times(row: dict[str, Any], steps: int, episodes: int, rng: random.Rando
     import io
 
     with contextlib.redirect_stdout(io.StringIO()):  # BaseTool prints its schema
-        tool = CanvasTool({"type": "native", "toolset": "canvas"}, OpenAIFunctionToolSchema.model_validate(verl_tool_schema("draw_line")))
+        tool = CanvasTool(
+            {"type": "native", "toolset": "canvas"},
+            OpenAIFunctionToolSchema.model_validate(verl_tool_schema("draw_line")),
+        )
 
     async def run() -> list[float]:
         times = []

@@ -18,7 +18,9 @@ def mcot(*args: str | Path, check: bool = True) -> Result:
     """Run `mcot ARGS` in this process (Typer's runner: the real command line)."""
     done = CliRunner().invoke(app, [str(arg) for arg in args], prog_name="mcot")
     if check and done.exit_code not in (0, 3):
-        raise AssertionError(f"mcot {' '.join(map(str, args))} exited {done.exit_code}: {done.stderr}") from done.exception
+        raise AssertionError(
+            f"mcot {' '.join(map(str, args))} exited {done.exit_code}: {done.stderr}"
+        ) from done.exception
     return done
 
 

@@ -31,7 +31,11 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     done = mcot("env", "verl-config", "--toolset", "canvas", "--out", root / "tools.yaml")
     assert "13 tools" in done.stdout
     loaded = initialize_tools_from_config(str(root / "tools.yaml"))
-    return {"root": root, "rows": pq.read_table(root / "maze.parquet").to_pylist(), "tools": {t.name: t for t in loaded}}
+    return {
+        "root": root,
+        "rows": pq.read_table(root / "maze.parquet").to_pylist(),
+        "tools": {t.name: t for t in loaded},
+    }
 
 
 def route(row: dict[str, Any]) -> list[list[float]]:
@@ -84,7 +88,9 @@ def test_verls_agent_loop_call_path_shares_one_canvas_per_trajectory(setup: dict
     row = dataset[0]
     agent = AgentData(row["raw_prompt"], [], None, None, None, {}, "request-1", row["tools_kwargs"])
     # the loop's configuration, as ToolAgentLoop.__init__ reads it from the rollout config
-    loop = types.SimpleNamespace(tools=setup["tools"], max_tool_response_length=4096, tool_response_truncate_side="middle")
+    loop = types.SimpleNamespace(
+        tools=setup["tools"], max_tool_response_length=4096, tool_response_truncate_side="middle"
+    )
     path = route(setup["rows"][0])
 
     def call(name: str, arguments: str) -> Any:

@@ -35,7 +35,8 @@ def _scores(run: Path) -> dict[tuple[str, str], dict[str, Any]]:
     return {(s["id"], s["mode"]): s for s in map(json.loads, (run / "scores.jsonl").read_text().splitlines())}
 
 
-# --- sharegpt: LLaMA-Factory 0.9.5 (it pins datasets <= 4.0 and trl <= 0.24, so it does not co-install) -------
+# --- sharegpt: LLaMA-Factory 0.9.5 (it pins datasets <= 4.0 and trl <= 0.24, so it does not co-install; its data ----
+# --- package imports torchaudio, which has no build for torch 2.13: checked against its documented rules) -------
 
 SHAREGPT_SCHEMA = {  # LLaMA-Factory 0.9.5 data/README.md, "Sharegpt Format" with tools and images
     "type": "object",

@@ -30,7 +30,9 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
         for score in map(json.loads, (run / "scores.jsonl").read_text().splitlines()):
             key = (score["id"], score["mode"])
             if score["method"] == "rule" and results[key]["status"] == "ok":
-                pairs.append({"trl": trl[key], "verl": verl[key], "prediction": results[key]["prediction"], "score": score})
+                pairs.append(
+                    {"trl": trl[key], "verl": verl[key], "prediction": results[key]["prediction"], "score": score}
+                )
     assert {p["score"]["correct"] for p in pairs} == {True, False}  # both verdicts are there to compare
     return pairs
 
@@ -53,7 +55,9 @@ def test_answer_format_is_whether_the_protocol_read_an_answer(finished: list[dic
 def test_verl_compute_score_equals_mcot_scores_verdicts(finished: list[dict[str, Any]]) -> None:
     for pair in finished:
         row = pair["verl"]
-        got = rewards.compute_score(row["data_source"], pair["prediction"], row["reward_model"]["ground_truth"], row["extra_info"])
+        got = rewards.compute_score(
+            row["data_source"], pair["prediction"], row["reward_model"]["ground_truth"], row["extra_info"]
+        )
         assert got == (1.0 if pair["score"]["correct"] else 0.0), row["id"]
 
 
@@ -63,7 +67,9 @@ def test_verl_loads_compute_score_as_its_custom_reward_function(finished: list[d
 
     compute_score = load_extern_object(module_path="pkg://mcot.rewards", object_name="compute_score")
     row = finished[0]["verl"]
-    got = compute_score(row["data_source"], finished[0]["prediction"], row["reward_model"]["ground_truth"], row["extra_info"])
+    got = compute_score(
+        row["data_source"], finished[0]["prediction"], row["reward_model"]["ground_truth"], row["extra_info"]
+    )
     assert got == (1.0 if finished[0]["score"]["correct"] else 0.0)
 
 
