@@ -34,6 +34,7 @@ from mcot.agents.prompts import load_prompt, render_task
 from mcot.agents.toolbox import Toolbox, ToolOutcome, outcome
 from mcot.agents.trace import Recorder
 
+from mcot.declare import DEFAULT_SYSTEM_PROMPT
 from mcot.rundir.blobs import Blobs, blob_path
 from mcot.rundir.traces import DrawnBy
 
@@ -74,8 +75,9 @@ class Session:
     `mode` is the arm's name (a label for hints and prompts); `tools` the tools the arm offers. None means
     the text loop: one answer in words, no canvas, no tools. `sees_canvas` False (the `canvas-blind` arm): the
     canvas image is shown in the first observation only; later observations say in words what changed, and
-    tool results carry no image (the trace still keeps every image). `max_new_tokens` caps each answer of the
-    text loop (a benchmark's official generation limit); the loops with tools are not capped by it.
+    tool results carry no image (the trace still keeps every image). `system_prompt` is the template of the
+    system prompt of the loop with tools (the arm's toolset names it: `look` has its own). `max_new_tokens` caps
+    each answer of the text loop (a benchmark's official generation limit); the loops with tools are not capped.
     """
 
     view: Any
@@ -106,6 +108,7 @@ class Session:
     cut_chars: int = 0
     """Characters of model text left out because a turn passed `Budget.max_answer_chars`."""
     sees_canvas: bool = True
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
     max_new_tokens: int | None = None
 
     @property
@@ -141,7 +144,7 @@ class Session:
             return (extra, *self._observe("observation.initial.txt", []))
 
         extra, note, image = await asyncio.to_thread(opening)
-        prompt = load_prompt("system.canvas.txt").render(
+        prompt = load_prompt(self.system_prompt).render(
             width=self.canvas.width, height=self.canvas.height, max_steps=self.budget.max_steps
         )
         if any(drawn_by(name) == "tool" for name in self.tools.names):

@@ -23,6 +23,7 @@ from mcot.agents.pricing import cost_usd
 from mcot.agents.session import Session
 from mcot.agents.toolbox import RegistryToolbox, Toolbox, toolset
 
+from mcot.declare import DEFAULT_SYSTEM_PROMPT
 from mcot.rundir.blobs import Blobs, MemoryBlobs
 from mcot.rundir.traces import Trace
 
@@ -109,8 +110,8 @@ async def solve(
     from mcot.registry import BENCHMARKS, TOOLSETS
 
     offered = _arm_tools(mode) if tools is None else tuple(tools)
+    declared_arm = TOOLSETS.find(mode)
     if sees_canvas is None:
-        declared_arm = TOOLSETS.find(mode)
         sees_canvas = declared_arm.sees_canvas if declared_arm is not None else True
     view = prompt_view(item, Path(view_root))
     declared_benchmark = BENCHMARKS.find(view.benchmark)
@@ -127,6 +128,7 @@ async def solve(
         tools=toolset(box, offered) if offered else None,
         redact=_redactor_of(backend),
         sees_canvas=sees_canvas,
+        system_prompt=declared_arm.system_prompt if declared_arm is not None else DEFAULT_SYSTEM_PROMPT,
         max_new_tokens=declared_benchmark.max_new_tokens if declared_benchmark is not None else None,
     )
     started = time.perf_counter()

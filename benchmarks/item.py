@@ -6,7 +6,7 @@ import os
 import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 from mcot.benchmarks.inputs import InputFileError, excerpt, open_regular
 from pydantic import BaseModel, ConfigDict, Field
@@ -195,6 +195,12 @@ class ItemsWriter:
         target = self._tmp / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+
+    def open_file(self, relative: str) -> BinaryIO:
+        """Open an extra file at `relative` inside the directory for writing piece by piece; the caller closes it."""
+        target = self._tmp / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return target.open("wb")
 
     def commit(self) -> Path:
         """Close and move the finished directory into place; return its path."""

@@ -57,7 +57,7 @@ declare_toolset("tools", "mcot.tools.toolsets:every_tool", description="the canv
 declare_toolset("canvas-blind", "mcot.tools.toolsets:canvas_tools", sees_canvas=False,
                 description="ablation: the canvas tools, but the canvas image only in the first observation; "
                 "after that what changed is said in words")  # fmt: skip
-declare_toolset("look", ("zoom", "show_grid"),
+declare_toolset("look", ("zoom", "show_grid"), system_prompt="system.look.txt",
                 description="ablation: only zoom and show_grid (perception help without drawing)")  # fmt: skip
 
 # --- the offline policy's strategies -----------------------------------------------------------------------
@@ -166,4 +166,34 @@ declare_export_view(
     description="LLaVA conversations with <image> tokens",
     schema=f"{_SCHEMAS}:llava_schema",
     image_columns=("image",),
+)
+declare_export_view(
+    "sharegpt",
+    "mcot.export.sharegpt:sharegpt_view",
+    description="LLaMA-Factory sharegpt: function_call/observation turns, tools, images",
+    schema=f"{_SCHEMAS}:sharegpt_schema",
+    image_columns=("images",),
+)
+declare_export_view(
+    "verl",
+    "mcot.export.verl_rows:verl_view",
+    description="verl RL prompt rows: reward_model, tools_kwargs for mcot's verl tools (runs or items)",
+    schema=f"{_SCHEMAS}:verl_schema",
+    image_columns=("images",),
+    prompts=True,
+)
+declare_export_view(
+    "verl-sft",
+    "mcot.export.verl_rows:verl_sft_view",
+    description="verl multi-turn SFT: messages with tool calls, <image> tokens, tools",
+    schema=f"{_SCHEMAS}:verl_sft_schema",
+    image_columns=("images",),
+)
+declare_export_view(
+    "trl",
+    "mcot.export.trl_rows:trl_view",
+    description="TRL prompt-completion with typed parts, images, tools; CanvasEnv's rows (runs or items)",
+    schema=f"{_SCHEMAS}:trl_schema",
+    image_columns=("images",),
+    prompts=True,
 )

@@ -35,6 +35,8 @@ select_app = HelpTyper(
     help="Choose items from scored runs: the hardest share (OmniPhys's Test-Mini).", no_args_is_help=True
 )
 app.add_typer(select_app, name="select")
+env_app = HelpTyper(help="mcot's canvas as a training environment: configs for trainers (docs/training.md).")
+app.add_typer(env_app, name="env")
 
 RUN_HELP = "run directory made by `mcot run` or `mcot imagine`"
 GenWorkers = Annotated[
@@ -321,7 +323,9 @@ def plan(
 
 @app.command()
 def export(
-    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help=RUN_HELP)],
+    run_dir: Annotated[
+        Path, typer.Argument(metavar="RUN", help=f"{RUN_HELP}, or an items directory (--as verl|trl: prompt rows)")
+    ],
     format: Annotated[
         str,
         typer.Option(
@@ -343,6 +347,9 @@ def export(
         bool, typer.Option("--score", help="score an unscored run first (official protocol, no judge)")
     ] = False,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="replace an earlier export at --out")] = False,
+    toolset: Annotated[
+        str | None, typer.Option(metavar="NAME", help="an items directory's arm: the toolset its prompts offer (canvas)")
+    ] = None,
 ) -> None:
     """Export a run as a dataset, one record per (item, arm); failed and budget-stopped traces flagged by status."""
     dispatch(
@@ -355,7 +362,21 @@ def export(
         only_correct=only_correct,
         score=score,
         overwrite=overwrite,
+        toolset=toolset,
     )
+
+
+@env_app.command("verl-config")
+def env_verl_config(
+    out: Annotated[Path, typer.Option(metavar="FILE", help="the YAML file to write (verl's tool_config_path)")],
+    toolset: Annotated[str, typer.Option(metavar="NAME", help="the toolset whose tools verl offers")] = "canvas",
+    images_root: Annotated[
+        Path | None, typer.Option(metavar="DIR", help="where rows' image paths are relative to (a jsonl export)")
+    ] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="replace an existing file")] = False,
+) -> None:
+    """Write the verl tool config of mcot's canvas tools (mcot.env.verl.CanvasTool), one entry per tool."""
+    dispatch("env", "write_verl_config", toolset=toolset, out=out, images_root=images_root, overwrite=overwrite)
 
 
 @app.command()

@@ -195,6 +195,9 @@ def declare_protocol(name: str, *, description: str, replace: bool = False) -> s
 
 # --- tools and toolsets ---------------------------------------------------------------------------------
 
+DEFAULT_SYSTEM_PROMPT = "system.canvas.txt"
+"""The system prompt's template of an arm with tools unless its toolset names another."""
+
 
 @dataclass(frozen=True)
 class Toolset:
@@ -202,12 +205,15 @@ class Toolset:
 
     `sees_canvas` False: the model is shown the canvas only in the first observation; after each round of tool
     calls it is told in words what changed (the `canvas-blind` ablation), and tool results carry no image.
+    `system_prompt` names the template (agents/prompts) of the system prompt of an arm with tools: the canvas's
+    by default; an arm that offers no drawing (`look`) says what it does offer.
     """
 
     name: str
     tools: Callable[[], tuple[str, ...]]
     description: str = ""
     sees_canvas: bool = True
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
 
 
 def declare_toolset(
@@ -216,11 +222,13 @@ def declare_toolset(
     *,
     description: str,
     sees_canvas: bool = True,
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT,
     replace: bool = False,
 ) -> Toolset:
     """Declare a named toolset (a list of tool names, or a function returning them); return the declaration.
 
-    `sees_canvas` False shows the canvas image only in the first observation (see `Toolset`).
+    `sees_canvas` False shows the canvas image only in the first observation; `system_prompt` is the template
+    of its arm's system prompt (see `Toolset`).
     """
     source = Ref.of(tools)
     if isinstance(source, Ref):
@@ -230,7 +238,7 @@ def declare_toolset(
     else:
         fixed = tuple(source)
         resolver = lambda: fixed  # noqa: E731
-    toolset = Toolset(name, resolver, description, sees_canvas)
+    toolset = Toolset(name, resolver, description, sees_canvas, system_prompt)
     TOOLSETS.register(name, toolset, description=description, replace=replace)
     return toolset
 
@@ -310,6 +318,7 @@ class ExportView:
     `schema()` returns the record's Arrow schema (for parquet and hf; None: jsonl only); `image_columns` hold
     lists of image export names (embedded as image structs), `json_columns` values stored as JSON text.
     `conversation` True: the view needs the run's answers as a conversation (not an image-generation run).
+    `prompts` True: the view is also built from an items directory (`mcot export ITEMS`: prompt rows, no run).
     """
 
     name: str
@@ -319,6 +328,7 @@ class ExportView:
     schema: Callable[[], Any] | None = None
     image_columns: tuple[str, ...] = field(default=())
     json_columns: tuple[str, ...] = field(default=())
+    prompts: bool = False
 
     def arrow_schema(self) -> Any:
         """Return the view's Arrow schema; raise RegistryError when it has none (it exports as jsonl only)."""
@@ -336,12 +346,20 @@ def declare_export_view(
     schema: Callable[[], Any] | str | None = None,
     image_columns: Sequence[str] = (),
     json_columns: Sequence[str] = (),
+    prompts: bool = False,
     replace: bool = False,
 ) -> ExportView:
     """Declare an export view (`mcot export --as NAME`); return the declaration."""
     arrow = _lazy_call(Ref.of(schema)) if schema is not None else None
     view = ExportView(
-        name, _lazy_call(Ref.of(build)), description, conversation, arrow, tuple(image_columns), tuple(json_columns)
+        name,
+        _lazy_call(Ref.of(build)),
+        description,
+        conversation,
+        arrow,
+        tuple(image_columns),
+        tuple(json_columns),
+        prompts,
     )
     EXPORT_VIEWS.register(name, view, description=description, replace=replace)
     return view

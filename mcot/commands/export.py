@@ -1,5 +1,5 @@
-"""`mcot export RUN --format jsonl|parquet|hf --out PATH [--as records|messages|llava] [--only-correct] [--score]
-[--overwrite]`: a run's traces as a dataset (docs/export.md)."""
+"""`mcot export RUN|ITEMS --format jsonl|parquet|hf --out PATH [--as VIEW] [--only-correct] [--score] [--overwrite]
+[--toolset NAME]`: a run's traces as a dataset, or an items directory's prompts as RL rows (docs/export.md)."""
 
 from __future__ import annotations
 
@@ -22,13 +22,21 @@ def run_export(
     only_correct: bool = False,
     score: bool = False,
     overwrite: bool = False,
+    toolset: str | None = None,
 ) -> int:
     """Export RUN, print warnings on stderr and one summary line; return the exit code (0, or 1 on a write error)."""
     writes_run = score or Path(out).absolute().is_relative_to(Path(run_dir).absolute())  # --score writes scores
     try:
         with run_lock(run_dir, "mcot export") if writes_run else nullcontext():
             summary = export_run(
-                Path(run_dir), format, Path(out), view=view, only_correct=only_correct, overwrite=overwrite, score=score
+                Path(run_dir),
+                format,
+                Path(out),
+                view=view,
+                only_correct=only_correct,
+                overwrite=overwrite,
+                score=score,
+                toolset=toolset,
             )
     except (ExportError, EvalError, RunDirError) as exc:
         raise UsageError(str(exc)) from exc

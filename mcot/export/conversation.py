@@ -79,7 +79,8 @@ def task_text(pair: Pair, notes: list[str]) -> str:
     return render_task(item.benchmark, item.question, tuple(item.choices) if item.choices else None, item.answer_type)
 
 
-def _canvas_size(pair: Pair) -> tuple[int, int]:
+def canvas_size(pair: Pair) -> tuple[int, int]:
+    """Return the canvas size of a pair: its first image's, else the trace's SVG size, else the blank canvas's."""
     from mcot.agents.session import BLANK_CANVAS
 
     paths = pair.item_image_paths()
@@ -95,7 +96,7 @@ def _canvas_size(pair: Pair) -> tuple[int, int]:
     return BLANK_CANVAS
 
 
-def _offered(pair: Pair) -> tuple[str, ...]:
+def offered_tools(pair: Pair) -> tuple[str, ...]:
     """Return the tools the arm offered: the manifest's list, else the registered tools the trace called."""
     listed = pair.run.arm_tools(pair.arm)
     if listed is not None:
@@ -115,7 +116,7 @@ def system_prompt(pair: Pair, offered: tuple[str, ...], notes: list[str]) -> str
 
     manifest = pair.run.manifest
     max_steps = manifest.config.get("max_steps") or manifest.solver.get("max_steps")
-    width, height = _canvas_size(pair)
+    width, height = canvas_size(pair)
     canvas = load_prompt("system.canvas.txt")
     used = [canvas]
     prompt = canvas.render(width=width, height=height, max_steps=max_steps or Budget().max_steps)
@@ -140,7 +141,7 @@ def _uses_tools(pair: Pair, offered: tuple[str, ...]) -> bool:
 def conversation(pair: Pair, catalog: ImageCatalog) -> Conversation:
     """Return the conversation of a pair rebuilt from its trace (see the module docstring for its shape)."""
     notes: list[str] = []
-    offered = _offered(pair)
+    offered = offered_tools(pair)
     task = task_text(pair, notes)
     item_images = pair.item_image_paths()
     turns: list[Turn] = []

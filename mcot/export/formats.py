@@ -1,6 +1,7 @@
 """Writers of mcot's export formats: a jsonl folder, one parquet file, a Hugging Face `datasets` folder.
 
-Each writer is `write(rows, catalog, view, target, run) -> count`: the rows of a view (JSON-ready dicts naming
+Each writer is `write(rows, catalog, view, target, run) -> count`, and streams: it takes the rows one at a time and
+writes lines or Arrow record batches as they come. The rows are a view's (JSON-ready dicts naming
 images by export name), the images they name, the view's declaration (its Arrow schema, image and JSON
 columns), a staging path that mcot/export/output.py moves into place, and the run (for a dataset card). parquet
 and hf embed image bytes as Hugging Face image structs (`{"bytes", "path"}`, `path` being the export name) and
@@ -25,6 +26,11 @@ if TYPE_CHECKING:
 RECORDS_FILE = "records.jsonl"
 HF_SPLIT = "train"
 BATCH = 256
+"""Rows per Arrow record batch at most."""
+BATCH_BYTES = 16 << 20
+"""Embedded image bytes per record batch at most (a batch is flushed once it holds this much)."""
+SHARD_BYTES = 500 << 20
+"""An hf shard's size at most before the next is started (`save_to_disk`'s default)."""
 
 
 # --- jsonl ---------------------------------------------------------------------------------------------------
@@ -68,40 +74,53 @@ def hf_features(schema: Any, image_columns: tuple[str, ...]) -> dict[str, Any]:
     return features
 
 
-def _arrow_row(row: dict[str, Any], view: ExportView, catalog: ImageCatalog) -> dict[str, Any]:
+def _arrow_row(row: dict[str, Any], view: ExportView, catalog: ImageCatalog) -> tuple[dict[str, Any], int]:
+    """Return a row as its Arrow record (images embedded, JSON columns as text) and its embedded image bytes."""
     out = dict(row)
+    size = 0
     for column in view.image_columns:
         out[column] = [catalog.embedded(name) for name in row.get(column) or []]
+        size += sum(len(image["bytes"]) for image in out[column])
     for column in view.json_columns:
         out[column] = json.dumps(row.get(column), ensure_ascii=False)
-    return out
+    return out, size
 
 
-def _batches(rows: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+def record_batches(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: ExportView, schema: Any) -> Iterator[Any]:
+    """Yield the rows as Arrow record batches of at most BATCH rows and about BATCH_BYTES of images each."""
+    import pyarrow as pa
+
     batch: list[dict[str, Any]] = []
+    size = 0
     for row in rows:
-        batch.append(row)
-        if len(batch) >= BATCH:
-            yield batch
-            batch = []
+        record, images = _arrow_row(row, view, catalog)
+        batch.append(record)
+        size += images
+        if len(batch) >= BATCH or size >= BATCH_BYTES:
+            yield pa.RecordBatch.from_pylist(batch, schema=schema)
+            batch, size = [], 0
     if batch:
-        yield batch
+        yield pa.RecordBatch.from_pylist(batch, schema=schema)
+
+
+def hf_schema(view: ExportView) -> Any:
+    """Return the view's Arrow schema carrying its `datasets` features (the `huggingface` metadata)."""
+    schema = view.arrow_schema()
+    info = {"info": {"features": hf_features(schema, view.image_columns)}}
+    return schema.with_metadata({b"huggingface": json.dumps(info).encode("utf-8")})
 
 
 def write_parquet(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: ExportView, path: Path, run: Run) -> int:
-    """Write the rows as one parquet file with images embedded and `datasets` features; return the row count."""
-    import pyarrow as pa
+    """Write the rows as one parquet file with images embedded and `datasets` features, a record batch at a time;
+    return the row count."""
     import pyarrow.parquet as pq
 
-    schema = view.arrow_schema()
-    info = {"info": {"features": hf_features(schema, view.image_columns)}}
-    schema = schema.with_metadata({b"huggingface": json.dumps(info).encode("utf-8")})
+    schema = hf_schema(view)
     count = 0
     with pq.ParquetWriter(path, schema) as writer:
-        for batch in _batches(rows):
-            table = pa.Table.from_pylist([_arrow_row(row, view, catalog) for row in batch], schema=schema)
-            writer.write_table(table)
-            count += table.num_rows
+        for batch in record_batches(rows, catalog, view, schema):
+            writer.write_batch(batch)
+            count += batch.num_rows
         if count == 0:
             writer.write_table(schema.empty_table())
     return count
@@ -111,31 +130,72 @@ def write_parquet(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: E
 
 
 def write_hf(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: ExportView, folder: Path, run: Run) -> int:
-    """Save the rows with `datasets` (a DatasetDict with one `train` split) and a dataset card in `folder`;
-    return the row count.
+    """Write the rows as a `datasets` DatasetDict folder (one `train` split) and a dataset card; return the row count.
 
-    `load_from_disk(folder)` and `load_dataset(folder)` both read the result. The parquet the dataset is built
-    from, and its cache, live in a scratch folder beside `folder`, removed afterwards.
+    The layout is `save_to_disk`'s (dataset_dict.json; train/ with Arrow stream shards of at most SHARD_BYTES,
+    dataset_info.json and state.json), written a record batch at a time: `load_from_disk(folder)` and
+    `load_dataset(folder)` both read it, and the memory used does not grow with the number of rows.
     """
-    import datasets
+    import pyarrow as pa
 
-    work = folder.absolute().parent / f".{folder.name}.work"
-    work.mkdir()
+    split = folder / HF_SPLIT
+    split.mkdir()
+    schema = hf_schema(view)
+    shards: list[Path] = []
+    count, size, total = 0, 0, 0
+    writer: Any = None
+    sink: Any = None
     try:
-        shard = work / "rows.parquet"
-        count = write_parquet(rows, catalog, view, shard, run)
-        bars = datasets.is_progress_bar_enabled()
-        datasets.disable_progress_bars()
-        try:
-            dataset = datasets.Dataset.from_parquet(str(shard), cache_dir=str(work / "cache"))
-            datasets.DatasetDict({HF_SPLIT: dataset}).save_to_disk(str(folder))
-        finally:
-            if bars:
-                datasets.enable_progress_bars()
+        for batch in record_batches(rows, catalog, view, schema):
+            if writer is None or size >= SHARD_BYTES:
+                if writer is not None:
+                    writer.close()
+                    sink.close()
+                shards.append(split / f"shard-{len(shards):05d}.arrow")
+                sink = pa.OSFile(str(shards[-1]), "wb")
+                writer = pa.ipc.new_stream(sink, schema)
+                size = 0
+            writer.write_batch(batch)
+            count += batch.num_rows
+            size += batch.nbytes
+            total += batch.nbytes
+        if writer is None:
+            shards.append(split / "shard-00000.arrow")
+            sink = pa.OSFile(str(shards[-1]), "wb")
+            writer = pa.ipc.new_stream(sink, schema)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if writer is not None:
+            writer.close()
+            sink.close()
+    names = [f"data-{k:05d}-of-{len(shards):05d}.arrow" for k in range(len(shards))]
+    for shard, name in zip(shards, names, strict=True):
+        shard.rename(split / name)
+    _write_hf_metadata(folder, schema, view, names, total)
     (folder / "README.md").write_text(dataset_card(run, view.name, count), encoding="utf-8")
     return count
+
+
+def _write_hf_metadata(folder: Path, schema: Any, view: ExportView, shards: list[str], size: int) -> None:
+    """Write what `save_to_disk` writes beside the shards: dataset_dict.json, dataset_info.json, state.json."""
+    import secrets
+
+    from datasets import DatasetInfo, Features
+
+    features = Features.from_dict(hf_features(schema, view.image_columns))
+    info = DatasetInfo(features=features, dataset_size=size)
+    with (folder / HF_SPLIT / "dataset_info.json").open("wb") as handle:
+        info._dump_info(handle, pretty_print=True)
+    state: dict[str, Any] = {
+        "_data_files": [{"filename": name} for name in shards],
+        "_fingerprint": secrets.token_hex(8),
+        "_format_columns": None,
+        "_format_kwargs": {},
+        "_format_type": None,
+        "_output_all_columns": False,
+        "_split": HF_SPLIT,
+    }
+    (folder / HF_SPLIT / "state.json").write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
+    (folder / "dataset_dict.json").write_text(json.dumps({"splits": [HF_SPLIT]}), encoding="utf-8")
 
 
 def dataset_card(run: Run, view: str, count: int) -> str:

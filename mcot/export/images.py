@@ -20,10 +20,15 @@ class ImageCatalog:
     def __init__(self) -> None:
         self.sources: dict[str, Path] = {}
         self.missing: list[Path] = []
+        self._names: dict[Path, str] = {}
+        """Export names of files already hashed (an item image shared by many pairs is read once)."""
 
     def add(self, source: Path) -> str | None:
         """Return the export name of the image file `source`, or None (noted in `missing`) when it is absent."""
         source = Path(source)
+        known = self._names.get(source)
+        if known is not None:
+            return known
         if not source.is_file():
             if source not in self.missing:
                 self.missing.append(source)
@@ -33,6 +38,7 @@ class ImageCatalog:
             name = f"{IMAGES_DIR}/{source.stem}{suffix}"
         else:
             name = f"{IMAGES_DIR}/{hashlib.sha256(source.read_bytes()).hexdigest()}{suffix}"
+            self._names[source] = name
         self.sources.setdefault(name, source)
         return name
 

@@ -1,4 +1,9 @@
-"""`export_run`: check the request, open the run (its frozen items), build a view's rows, write a format."""
+"""`export_run`: check the request, open the source (a run's frozen items, or an items directory), build a view's
+rows one at a time, write a format.
+
+Rows are built and written one at a time (a format writes Arrow record batches or lines as they come), so that
+an export's memory does not grow with its record count (perf/export_memory.py measures it).
+"""
 
 from __future__ import annotations
 
@@ -10,9 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 from mcot.export.images import ImageCatalog
 from mcot.export.output import ExportError, check_out, staged
-from mcot.export.records import is_generation_run, iter_pairs, pair_keys, read_run_scores
+from mcot.export.records import (
+    Pair,
+    RunSource,
+    is_generation_run,
+    is_items_dir,
+    items_source,
+    iter_prompts,
+    open_source,
+)
 from mcot.registry import EXPORT_FORMATS, EXPORT_VIEWS, RegistryError
-from mcot.rundir import Run, open_run
 
 if TYPE_CHECKING:
     from mcot.declare import ExportFormat, ExportView
@@ -58,82 +70,130 @@ def export_run(
     only_correct: bool = False,
     overwrite: bool = False,
     score: bool = False,
+    toolset: str | None = None,
 ) -> ExportSummary:
     """Export a run in `fmt` (jsonl, parquet, hf) under the view `view` to `out`; return what was written.
 
     One record per (item of RUN/items.jsonl, arm), failed, budget-stopped and missing pairs included with
     their `status` and `error`. `only_correct` keeps the pairs scored correct; `score` scores an unscored
-    run first (official protocol, no judge). Raises ExportError (or EvalError for an unreadable run) before
-    anything is written; an error while writing leaves nothing at `out`.
+    run first (official protocol, no judge). `run_root` may also be an items directory (no run): a view that
+    takes prompts (`verl`, `trl`) then writes one prompt row per item for the arm `toolset` (canvas by default).
+    Raises ExportError (or EvalError for an unreadable run) before anything is written; an error while writing
+    leaves nothing at `out`.
     """
     chosen_format, chosen_view = check_request(fmt, view)
-    run = open_run(Path(run_root))  # raises when RUN/items.jsonl no longer matches the manifest
+    if is_items_dir(Path(run_root)):
+        if only_correct or score:
+            raise ExportError(f"{run_root} is an items directory, not a run: it has no scores (drop --only-correct/--score)")
+        return export_items(Path(run_root), chosen_format, chosen_view, Path(out), overwrite, toolset or "canvas")
+    if toolset is not None:
+        raise ExportError("--toolset names the arm of an items directory's prompts; a run exports its own arms")
+    source = open_source(Path(run_root))  # raises when RUN/items.jsonl no longer matches the manifest
     out = Path(out)
     check_out(out, chosen_format, overwrite)
-    if chosen_view.conversation and is_generation_run(run):
+    if chosen_view.conversation and is_generation_run(source.run):
         raise ExportError(
-            f"{run.root} was made by an image generator (`mcot imagine`): its answers are images, not a "
+            f"{source.run.root} was made by an image generator (`mcot imagine`): its answers are images, not a "
             f"conversation; export it with --as records"
         )
     summary = ExportSummary(out, fmt, view)
-    run, scores = _scored(run, score, only_correct, summary)
-    strays = sorted({item_id for item_id, _ in run.results if item_id not in run.items})
+    source = _scored(source, score, only_correct, summary)
+    ids = set(source.item_ids())
+    strays = sorted({item_id for item_id, _ in source.results.offsets if item_id not in ids})
     if strays:
         summary.warnings.append(
             f"{len(strays)} result(s) name items not in RUN/items.jsonl, left out: {', '.join(strays[:3])}"
         )
-    keys = pair_keys(run)
+    arms = source.arms()
     if only_correct:
-        keys = [key for key in keys if (scores or {}).get(key, {}).get("correct") is True]
-    if not keys:
+        correct = source.scores.correct if source.scores is not None else set()
+        empty = not any((item_id, arm) in correct for item_id in ids for arm in arms)
+    else:
+        empty = not ids or not arms
+    if empty:
         why = "no pair is scored correct" if only_correct else "the run has no item"
-        raise ExportError(f"nothing to export from {run.root}: {why}; nothing was written")
+        raise ExportError(f"nothing to export from {source.run.root}: {why}; nothing was written")
     catalog = ImageCatalog()
-    rows = _rows(run, scores, chosen_view, only_correct, catalog, summary)
+    rows = _rows(source, chosen_view, only_correct, catalog, summary)
     with staged(out, chosen_format.folder) as target:
-        summary.count = chosen_format.write(rows, catalog, chosen_view, target, run)
-    if catalog.missing:
-        shown = ", ".join(str(path) for path in catalog.missing[:3])
-        summary.warnings.append(f"{len(catalog.missing)} image(s) not found, left out of the export: {shown}")
+        summary.count = chosen_format.write(rows, catalog, chosen_view, target, source.run)
+    _note_missing(catalog, summary)
     return summary
 
 
-def _scored(
-    run: Run, score: bool, only_correct: bool, summary: ExportSummary
-) -> tuple[Run, dict[tuple[str, str], dict[str, Any]] | None]:
-    """Return the run and its scores, scoring it first when asked and unscored; warn when it stays unscored."""
-    scores = read_run_scores(run)
-    if scores is None and score:
+def export_items(
+    directory: Path, chosen_format: ExportFormat, chosen_view: ExportView, out: Path, overwrite: bool, toolset: str
+) -> ExportSummary:
+    """Export an items directory's items as prompt rows of `chosen_view` for the arm `toolset`; return the summary."""
+    from mcot.benchmarks.item import ItemError, iter_items
+    from mcot.tools.errors import ToolError
+    from mcot.tools.toolsets import toolset as toolset_tools
+
+    if not chosen_view.prompts:
+        takes = ", ".join(name for name, view in EXPORT_VIEWS.items() if view.prompts)
+        raise ExportError(
+            f"{directory} is an items directory (no run): the {chosen_view.name} view needs a run's answers; "
+            f"export an items directory --as {takes}"
+        )
+    try:
+        tools = toolset_tools(toolset)
+    except ToolError as exc:
+        raise ExportError(f"--toolset: {exc}") from None
+    check_out(out, chosen_format, overwrite)
+    try:
+        if next(iter_items(directory), None) is None:
+            raise ExportError(f"nothing to export from {directory}: it holds no item; nothing was written")
+    except ItemError as exc:
+        raise ExportError(str(exc)) from None
+    source = items_source(directory, toolset, tools)
+    summary = ExportSummary(out, chosen_format.name, chosen_view.name)
+    catalog = ImageCatalog()
+    rows = _built(iter_prompts(source), chosen_view, catalog, summary)
+    with staged(out, chosen_format.folder) as target:
+        summary.count = chosen_format.write(rows, catalog, chosen_view, target, source)
+    _note_missing(catalog, summary)
+    return summary
+
+
+def _built(pairs: Iterator[Pair], view: ExportView, catalog: ImageCatalog, summary: ExportSummary) -> Iterator[dict[str, Any]]:
+    """Yield the view's row of each pair, one at a time; add the views' notes to the summary's warnings at the end."""
+    notes: list[str] = []
+    for pair in pairs:
+        yield view.build(pair, catalog, notes)
+    summary.warnings.extend(dict.fromkeys(notes))
+
+
+def _note_missing(catalog: ImageCatalog, summary: ExportSummary) -> None:
+    if catalog.missing:
+        shown = ", ".join(str(path) for path in catalog.missing[:3])
+        summary.warnings.append(f"{len(catalog.missing)} image(s) not found, left out of the export: {shown}")
+
+
+def _scored(source: RunSource, score: bool, only_correct: bool, summary: ExportSummary) -> RunSource:
+    """Return the source, scored first when asked and unscored; warn when it stays unscored."""
+    if source.scores is None and score:
         from mcot.eval.scoring import score_run
 
-        score_run(run.root)
-        run = open_run(run.root)
-        scores, summary.scored_now = read_run_scores(run), True
-    if scores is None:
+        score_run(source.run.root)
+        source, summary.scored_now = open_source(source.run.root), True
+    if source.scores is None:
         if only_correct:
-            raise ExportError(f"--only-correct needs scores: run `mcot score {run.root}` first, or add --score")
+            raise ExportError(f"--only-correct needs scores: run `mcot score {source.run.root}` first, or add --score")
         summary.warnings.append(
-            f"{run.root} is not scored: `correct` and `score` are null in every record "
-            f"(run `mcot score {run.root}` first, or add --score)"
+            f"{source.run.root} is not scored: `correct` and `score` are null in every record "
+            f"(run `mcot score {source.run.root}` first, or add --score)"
         )
-    return run, scores
+    return source
 
 
 def _rows(
-    run: Run,
-    scores: dict[tuple[str, str], dict[str, Any]] | None,
-    view: ExportView,
-    only_correct: bool,
-    catalog: ImageCatalog,
-    summary: ExportSummary,
+    source: RunSource, view: ExportView, only_correct: bool, catalog: ImageCatalog, summary: ExportSummary
 ) -> Iterator[dict[str, Any]]:
     build = view.build
     notes: list[str] = []
     unscored = 0
-    for pair in iter_pairs(run, scores):
-        if only_correct and pair.correct is not True:
-            continue
-        if scores is not None and pair.score is None:
+    for pair in source.pairs(only_correct):
+        if source.scores is not None and pair.score is None:
             unscored += 1
         if pair.status != "ok":
             summary.flagged += 1
@@ -141,7 +201,6 @@ def _rows(
     if unscored:
         summary.warnings.append(
             f"{unscored} record(s) have no line in scores.jsonl (results added since scoring?): `correct` is null; "
-            f"re-run `mcot score {run.root}`"
+            f"re-run `mcot score {source.run.root}`"
         )
     summary.warnings.extend(dict.fromkeys(notes))
-

@@ -57,6 +57,16 @@ VLMEVALKIT_DATASETS = {
 `GOBenchDataset`)."""
 
 
+def frozen_items(run: Run) -> dict[str, Item]:
+    """Return the run's items by id: those it holds, else read from its frozen RUN/items.jsonl (an export streams
+    its rows and leaves `run.items` empty; a prediction file needs each row's question, answer and choices)."""
+    if run.items:
+        return run.items
+    from mcot.benchmarks.item import ITEMS_FILE, iter_items
+
+    return {item.id: item for item in iter_items(run.root)} if (run.root / ITEMS_FILE).is_file() else {}
+
+
 def vlmevalkit_columns(dataset: VLMEvalKitDataset) -> tuple[str, ...]:
     """Return the columns of a VLMEvalKit prediction file for `dataset`, in order (mcot's `id` last)."""
     return ("index", "question", "answer", "prediction", dataset.category_column, "id")
@@ -67,9 +77,10 @@ def write_vlmevalkit(
 ) -> int:
     """Write one VLMEvalKit prediction TSV per (dataset, arm) under FOLDER; return the number of rows written."""
     tables: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    items = frozen_items(run)
     for row in rows:
         dataset = VLMEVALKIT_DATASETS.get(str(row.get("benchmark")))
-        item = run.items.get(str(row.get("id")))
+        item = items.get(str(row.get("id")))
         if dataset is None or item is None or item.answer_type == "image":
             continue
         table = tables.setdefault((dataset.dataset, str(row["mode"])), [])
@@ -136,8 +147,9 @@ def write_gepbench(
     from mcot.eval.extract import last_standalone_letter, option_letters
 
     files: dict[Path, list[str]] = {}
+    items = frozen_items(run)
     for row in rows:
-        item = run.items.get(str(row.get("id")))
+        item = items.get(str(row.get("id")))
         if row.get("benchmark") != "gepbench" or item is None:
             continue
         response = _prediction(row, failed="")

@@ -1,17 +1,25 @@
-"""The (item, arm) pairs of a run and the `records` view: one record per pair, failed and missing ones flagged."""
+"""The (item, arm) pairs of a run and the `records` view: one record per pair, failed and missing ones flagged.
+
+An items directory (no run) is a source too (`items_source`): a Run with its items and one arm (a toolset) but
+no results, whose pairs are prompts: the views that take it (`mcot export ITEMS --as verl|trl`) write RL prompt
+rows from the items alone, and their flags say so (`status` null).
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcot.benchmarks.item import Item
+from mcot.benchmarks.item import Item, iter_items
 from mcot.eval.advice import MISSING_STATUS
 from mcot.export.images import ImageCatalog
-from mcot.rundir import SCORES, Run, latest_by_key, order_arms, read_jsonl
+from mcot.rundir import SCORES, Run, order_arms, read_jsonl
 
+ITEMS_SOURCE = "items"
+"""`Pair.source` of a pair read from an items directory (no run): a prompt, with no result, score or trace."""
 MISSING_REASON = "the run has no result for this item and arm (interrupted, or not run yet)"
 _STEP_IMAGES = ("image", "seen")
 
@@ -26,15 +34,29 @@ class Pair:
     result: dict[str, Any] | None
     score: dict[str, Any] | None
     trace: list[dict[str, Any]]
+    index: int = 0
+    """The pair's position in the export (0, 1, …), in item order then arm order."""
+    source: str = "run"
+    """"run", or ITEMS_SOURCE for a prompt read from an items directory."""
 
     @property
-    def status(self) -> str:
-        """Return the result's status (ok, error, budget), or "missing" when the run has no result for the pair."""
+    def is_prompt(self) -> bool:
+        """Return whether the pair is a prompt from an items directory (no run: no result, score or trace)."""
+        return self.source == ITEMS_SOURCE
+
+    @property
+    def status(self) -> str | None:
+        """Return the result's status (ok, error, budget), "missing" when the run has no result for the pair, or
+        None for a prompt from an items directory."""
+        if self.is_prompt:
+            return None
         return str(self.result.get("status") or "error") if self.result is not None else MISSING_STATUS
 
     @property
     def error(self) -> str | None:
         """Return why the pair did not finish (the result's error), or None."""
+        if self.is_prompt:
+            return None
         if self.result is None:
             return MISSING_REASON
         return self.result.get("error")
@@ -65,33 +87,132 @@ class Pair:
         }
 
 
-def run_arms(run: Run) -> list[str]:
-    """Return the arms to export: the manifest's, then any other arm that results were recorded under."""
-    arms = list(run.arms)
-    return arms + [arm for arm in order_arms({mode for _, mode in run.results}) if arm not in arms]
+class LineIndex:
+    """The last line per (id, mode) of a JSONL ledger (results.jsonl, scores.jsonl), kept as byte offsets and read
+    back one line at a time: an export holds a few bytes per pair, not the pairs.
+
+    A torn last line (a run killed mid-write) and lines that are not JSON objects are skipped, as read_jsonl does.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.offsets: dict[tuple[str, str], int] = {}
+        self.correct: set[tuple[str, str]] = set()
+        """The keys whose last line says `correct: true` (a score ledger's correct pairs)."""
+        if not self.path.is_file():
+            return
+        with self.path.open("rb") as handle:
+            offset = 0
+            for line in handle:
+                try:
+                    row = json.loads(line)
+                except ValueError:
+                    row = None
+                if isinstance(row, dict):
+                    key = (str(row.get("id")), str(row.get("mode")))
+                    self.offsets[key] = offset
+                    (self.correct.add if row.get("correct") is True else self.correct.discard)(key)
+                offset += len(line)
+
+    def get(self, key: tuple[str, str]) -> dict[str, Any] | None:
+        """Return the last line of `key` as a dict, or None when the ledger has none."""
+        offset = self.offsets.get(key)
+        if offset is None:
+            return None
+        with self.path.open("rb") as handle:
+            handle.seek(offset)
+            row: dict[str, Any] = json.loads(handle.readline())
+            return row
+
+    def modes(self) -> set[str]:
+        """Return the modes (arms) the ledger has lines for."""
+        return {mode for _, mode in self.offsets}
 
 
-def read_run_scores(run: Run) -> dict[tuple[str, str], dict[str, Any]] | None:
-    """Return the last score line per (id, arm) of RUN/scores.jsonl, or None when the run is not scored."""
-    path = run.root / SCORES
-    return latest_by_key(read_jsonl(path)) if path.is_file() else None
+@dataclass
+class RunSource:
+    """A run read for an export one pair at a time: its manifest (in `run`, whose results and items stay empty),
+    its frozen items file, and indexes of its results and scores (None: not scored)."""
+
+    run: Run
+    items_path: Path
+    results: LineIndex
+    scores: LineIndex | None
+
+    def arms(self) -> list[str]:
+        """Return the arms to export: the manifest's, then any other arm that results were recorded under."""
+        arms = self.run.manifest.arm_names() or order_arms(self.results.modes())
+        return arms + [arm for arm in order_arms(self.results.modes()) if arm not in arms]
+
+    def item_ids(self) -> Iterator[str]:
+        """Yield the ids of the frozen items, in file order."""
+        for item in iter_items(self.items_path.parent):
+            yield item.id
+
+    def pairs(self, only_correct: bool = False) -> Iterator[Pair]:
+        """Yield every (item, arm) in item order, then arm order, with its result, score and trace (with
+        `only_correct`, only those scored correct, their traces alone read)."""
+        arms = self.arms()
+        index = 0
+        for item in iter_items(self.items_path.parent):
+            for arm in arms:
+                score = self.scores.get((item.id, arm)) if self.scores is not None else None
+                if only_correct and (score or {}).get("correct") is not True:
+                    continue
+                result = self.results.get((item.id, arm))
+                trace = read_trace(self.run, item.id, arm, result) if result is not None else []
+                yield Pair(self.run, item, arm, result, score, trace, index)
+                index += 1
 
 
-def pair_keys(run: Run) -> list[tuple[str, str]]:
-    """Return every (item id, arm) of the run that an export covers, in item order, then arm order."""
-    arms = run_arms(run)
-    return [(item_id, arm) for item_id in run.items for arm in arms]
+def open_source(root: Path) -> RunSource:
+    """Return a run as an export reads it (the checks of mcot.eval.rundir.open_run: a run directory whose frozen
+    items match its manifest; raise EvalError otherwise), without loading its items, results or scores."""
+    from mcot.rundir import RESULTS, check_frozen_items, read_manifest, source_change
+
+    root = Path(root)
+    manifest = read_manifest(root)
+    items_path = check_frozen_items(root, manifest)
+    dataset_path = manifest.dataset.path
+    items_root = Path(dataset_path) if dataset_path and Path(dataset_path).is_dir() else root
+    run = Run(root, manifest, {}, {}, items_root, source_change(manifest))
+    scores = LineIndex(root / SCORES) if (root / SCORES).is_file() else None
+    return RunSource(run, items_path, LineIndex(root / RESULTS), scores)
 
 
-def iter_pairs(run: Run, scores: dict[tuple[str, str], dict[str, Any]] | None) -> Iterator[Pair]:
-    """Yield every (item of RUN/items.jsonl, arm) in item order, then arm order, with its result, score and trace."""
-    arms = run_arms(run)
-    for item in run.items.values():
-        for arm in arms:
-            result = run.results.get((item.id, arm))
-            trace = (run.trace(item.id, arm) or []) if result is not None else []
-            score = (scores or {}).get((item.id, arm))
-            yield Pair(run, item, arm, result, score, trace)
+def read_trace(run: Run, item_id: str, arm: str, result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return the steps of the trace a result names (`trace`, else traces/<id>.<arm>.jsonl), [] when it has none."""
+    relative = result.get("trace") or f"traces/{item_id}.{arm}.jsonl"
+    path = run.root / relative
+    return read_jsonl(path) if path.is_file() else []
+
+
+def is_items_dir(path: Path) -> bool:
+    """Return whether `path` is an items directory (items.jsonl, no run manifest) rather than a run."""
+    from mcot.rundir import MANIFEST
+
+    path = Path(path)
+    return (path / "items.jsonl").is_file() and not (path / MANIFEST).is_file()
+
+
+def items_source(directory: Path, toolset: str, tools: tuple[str, ...]) -> Run:
+    """Return an items directory as a Run that has not run: one arm (`toolset`, offering `tools`), no results.
+
+    Its items are read when its pairs are (`iter_prompts`), one line at a time, so that 100,000 prompts need no
+    more memory than a few.
+    """
+    directory = Path(directory)
+    from mcot.rundir import ArmEntry, Manifest
+
+    manifest = Manifest(arms=[ArmEntry(name=toolset, tools=list(tools))], command="mcot export")
+    return Run(directory, manifest, {}, {}, directory)
+
+
+def iter_prompts(source: Run) -> Iterator[Pair]:
+    """Yield a prompt pair per item of an items directory (`items_source`), in file order, for its one arm."""
+    (arm,) = source.arms
+    for index, item in enumerate(iter_items(source.root)):
+        yield Pair(source, item, arm, None, None, [], index, ITEMS_SOURCE)
 
 
 def export_trace(pair: Pair, catalog: ImageCatalog) -> list[dict[str, Any]]:

@@ -91,3 +91,122 @@ def llava_schema() -> Any:
     parts = _parts()
     turn = pa.struct([("from", pa.string()), ("value", pa.string())])
     return pa.schema([*parts["flags"], ("system", pa.string()), ("image", parts["images"]), ("conversations", pa.list_(turn))])
+
+
+def sharegpt_schema() -> Any:
+    """Return the Arrow schema of the `sharegpt` view (LLaMA-Factory)."""
+    import pyarrow as pa
+
+    parts = _parts()
+    turn = pa.struct([("from", pa.string()), ("value", pa.string())])
+    return pa.schema(
+        [
+            *parts["flags"],
+            ("system", pa.string()),
+            ("tools", pa.string()),
+            ("images", parts["images"]),
+            ("conversations", pa.list_(turn)),
+        ]
+    )
+
+
+def verl_schema() -> Any:
+    """Return the Arrow schema of the `verl` view: `tools_kwargs` has a field per declared tool (null where the
+    row's arm does not offer it; `tool_selection` names those it does)."""
+    import pyarrow as pa
+
+    from mcot.tools.toolsets import every_tool
+
+    parts = _parts()
+    message = pa.struct([("role", pa.string()), ("content", pa.string())])
+    created = pa.struct([("create_kwargs", pa.struct([("item", pa.string())]))])
+    extra = pa.struct(
+        [
+            ("split", pa.string()),
+            ("index", pa.int64()),
+            ("id", pa.string()),
+            ("item", pa.string()),
+            ("need_tools_kwargs", pa.bool_()),
+            ("tool_selection", pa.list_(pa.string())),
+            ("tools_kwargs", pa.struct([(name, created) for name in every_tool()])),
+        ]
+    )
+    return pa.schema(
+        [
+            *parts["flags"],
+            ("data_source", pa.string()),
+            ("prompt", pa.list_(message)),
+            ("images", parts["images"]),
+            ("ability", pa.string()),
+            ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
+            ("extra_info", extra),
+            ("agent_name", pa.string()),
+        ]
+    )
+
+
+def _text_message() -> Any:
+    """Return the Arrow type of a chat message whose content is one string (verl's SFT messages)."""
+    import pyarrow as pa
+
+    call = pa.struct(
+        [
+            ("id", pa.string()),
+            ("type", pa.string()),
+            ("function", pa.struct([("name", pa.string()), ("arguments", pa.string())])),
+        ]
+    )
+    return pa.struct(
+        [
+            ("role", pa.string()),
+            ("content", pa.string()),
+            ("tool_calls", pa.list_(call)),
+            ("tool_call_id", pa.string()),
+        ]
+    )
+
+
+def verl_sft_schema() -> Any:
+    """Return the Arrow schema of the `verl-sft` view."""
+    import pyarrow as pa
+
+    parts = _parts()
+    return pa.schema(
+        [*parts["flags"], ("messages", pa.list_(_text_message())), ("images", parts["images"]), ("tools", pa.string())]
+    )
+
+
+def trl_schema() -> Any:
+    """Return the Arrow schema of the `trl` view (typed content parts, image placeholders)."""
+    import pyarrow as pa
+
+    parts = _parts()
+    part = pa.struct([("type", pa.string()), ("text", pa.string())])
+    call = pa.struct(
+        [
+            ("id", pa.string()),
+            ("type", pa.string()),
+            ("function", pa.struct([("name", pa.string()), ("arguments", pa.string())])),
+        ]
+    )
+    message = pa.struct(
+        [
+            ("role", pa.string()),
+            ("content", pa.list_(part)),
+            ("tool_calls", pa.list_(call)),
+            ("name", pa.string()),
+            ("tool_call_id", pa.string()),
+        ]
+    )
+    return pa.schema(
+        [
+            *parts["flags"],
+            ("prompt", pa.list_(message)),
+            ("completion", pa.list_(message)),
+            ("images", parts["images"]),
+            ("tools", pa.string()),
+            ("item", pa.string()),
+            ("toolset", pa.string()),
+            ("answer", pa.string()),
+        ]
+    )

@@ -78,23 +78,25 @@ def messages_view(pair: Pair, catalog: ImageCatalog, notes: list[str]) -> dict[s
     }
 
 
-def _text(value: str) -> str:
+def text_value(value: str) -> str:
+    """Return text for a view with `<image>` tokens: a literal `<image>` in it written `[image]`."""
     return value.replace(IMAGE_TOKEN, IMAGE_TOKEN_IN_TEXT)
 
 
-def _human_value(parts: list[Part]) -> str:
-    return "\n".join(IMAGE_TOKEN if kind == "image" else _text(value) for kind, value in parts)
+def human_value(parts: list[Part]) -> str:
+    """Return text and image parts as one string, each image an `<image>` token where it appeared."""
+    return "\n".join(IMAGE_TOKEN if kind == "image" else text_value(value) for kind, value in parts)
 
 
 def _gpt_value(turn: Turn) -> str:
-    lines = [_text(value) for kind, value in turn.parts if kind == "text" and value]
+    lines = [text_value(value) for kind, value in turn.parts if kind == "text" and value]
     for call in turn.tool_calls:
         try:
             arguments: Any = json.loads(call.arguments) if call.arguments.strip() else {}
         except ValueError:
             arguments = call.arguments
         body = json.dumps({"name": call.name, "arguments": arguments}, ensure_ascii=False)
-        lines.append(f"<tool_call>\n{_text(body)}\n</tool_call>")
+        lines.append(f"<tool_call>\n{text_value(body)}\n</tool_call>")
     return "\n".join(lines)
 
 
@@ -113,10 +115,10 @@ def llava_conversations(talk: Conversation) -> tuple[str | None, list[dict[str, 
         if turn.role == "system":
             system = "\n".join(value for kind, value in turn.parts if kind == "text")
         elif turn.role == "user":
-            add("human", _human_value(turn.parts))
+            add("human", human_value(turn.parts))
         elif turn.role == "tool":
             label = "error" if turn.is_error else "result"
-            add("human", f"Tool {turn.tool_name} {label}: {_human_value(turn.parts)}")
+            add("human", f"Tool {turn.tool_name} {label}: {human_value(turn.parts)}")
         else:
             add("gpt", _gpt_value(turn))
     return system, turns

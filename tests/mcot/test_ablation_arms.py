@@ -127,6 +127,10 @@ def test_look_requests_offer_exactly_zoom_and_show_grid(items_dir: Path, tmp_pat
     for request in requests:
         assert _offered(request.body) == ["zoom", "show_grid"]
     assert _images(requests[-1].body) >= 2  # look sees its zoom and the gridded canvas
+    system = requests[0].body["messages"][0]["content"]
+    system = system if isinstance(system, str) else " ".join(part.get("text", "") for part in system)
+    # look's own system prompt: it names what the arm offers and no drawing tool
+    assert "zoom returns a magnified view" in system and "cannot draw" in system and "draw_line" not in system
 
 
 def test_manifest_records_the_ablation_arms_tools_and_what_they_see(items_dir: Path, tmp_path: Path) -> None:

@@ -225,7 +225,7 @@ def test_refusals_exit_2_with_one_line(runs: dict[str, Path], tmp_path: Path) ->
     )
     _one_line_refusal(
         _mcot("export", run, "--format", "jsonl", "--as", "sft", "--out", tmp_path / "v", check=False),
-        "Known: records, messages or llava",
+        "Known: records, messages, llava, sharegpt, verl, verl-sft or trl",
     )
     _one_line_refusal(
         _mcot("export", run, "--format", "hf", "--out", run, "--overwrite", check=False), "not an mcot export"

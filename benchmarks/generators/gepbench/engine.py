@@ -307,7 +307,7 @@ def write(
     spreads them over worker processes or a Ray cluster): the bytes are the same whichever makes them."""
     settings = Settings(seed, effects, wording, noise, native, llava)
     stats = GenerationStats()
-    records = LlavaRecords(seed) if llava else None
+    records = LlavaRecords(seed, writer) if llava else None
     rules: dict[str, list[dict[str, Any]]] = {lvl: [] for lvl, _ in plan(n, level)}
     vqa: dict[str, dict[str, list[str]]] = {lvl: {aspect: [] for aspect in ASPECTS} for lvl in rules}
     work = [(settings, lvl, start, stop) for lvl, start, stop in blocks(n, level)]
@@ -334,9 +334,8 @@ def write(
     summary["style"] = wording
     summary["noise"] = {"model": noise, **NOISE_MODELS[noise].as_meta()}
     if records is not None:
-        for file_name, data in records.files().items():
-            writer.add_file(file_name, data)
-        summary["llava"] = {"captions": len(records.captions), "instructions": len(records.instructions)}
+        records.close()
+        summary["llava"] = {"captions": records.captions, "instructions": records.instructions}
     if effects:
         summary["effects"] = True
     summary.update(stats.as_dict())

@@ -21,6 +21,7 @@ from mcot.benchmarks.generators.gepbench.placement import Figure
 from mcot.benchmarks.generators.gepbench.render import Style
 from mcot.benchmarks.generators.gepbench.shapes import POLYGON_KINDS, Shape, edge_lengths
 from mcot.benchmarks.generators.gepbench.vocabulary import article, plural
+from mcot.benchmarks.item import ItemsWriter
 
 CAPTIONS_FILE = "llava-captions.json"
 INSTRUCTIONS_FILE = "llava-instructions.json"
@@ -192,28 +193,35 @@ def figure_records(
 
 
 class LlavaRecords:
-    """Collects a generation run's LLaVA records, a caption per figure and an instruction per kept question."""
+    """Writes a generation run's LLaVA records as they come, a caption per figure and an instruction per kept
+    question, into the two JSON files of the items directory being written (one record a line): nothing is held
+    in memory but the counts."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, writer: ItemsWriter) -> None:
         self.seed = seed
-        self.captions: list[bytes] = []
-        self.instructions: list[bytes] = []
+        self.captions = 0
+        self.instructions = 0
+        self._files = {CAPTIONS_FILE: writer.open_file(CAPTIONS_FILE), INSTRUCTIONS_FILE: writer.open_file(INSTRUCTIONS_FILE)}
 
     def add_records(self, caption_record: bytes, instructions: Sequence[bytes]) -> None:
-        """Add one figure's encoded records, as `figure_records` returns them."""
-        self.captions.append(caption_record)
-        self.instructions.extend(instructions)
+        """Write one figure's encoded records, as `figure_records` returns them."""
+        self._write(CAPTIONS_FILE, self.captions, [caption_record])
+        self._write(INSTRUCTIONS_FILE, self.instructions, instructions)
+        self.captions += 1
+        self.instructions += len(instructions)
 
-    def files(self) -> dict[str, bytes]:
-        """Return the two JSON files (a list of records each, one record a line) by name."""
-        return {CAPTIONS_FILE: _json_list(self.captions), INSTRUCTIONS_FILE: _json_list(self.instructions)}
+    def close(self) -> None:
+        """Close both JSON lists and their files."""
+        for name, count in ((CAPTIONS_FILE, self.captions), (INSTRUCTIONS_FILE, self.instructions)):
+            handle = self._files[name]
+            handle.write(b"\n]\n" if count else b"[]\n")
+            handle.close()
+
+    def _write(self, name: str, written: int, lines: Sequence[bytes]) -> None:
+        handle = self._files[name]
+        for k, line in enumerate(lines):
+            handle.write((b"[\n" if written + k == 0 else b",\n") + line)
 
 
 def _encode(entry: dict[str, Any]) -> bytes:
     return json.dumps(entry, ensure_ascii=False).encode("utf-8")
-
-
-def _json_list(lines: list[bytes]) -> bytes:
-    if not lines:
-        return b"[]\n"
-    return b"[\n" + b",\n".join(lines) + b"\n]\n"

@@ -1,0 +1,41 @@
+"""mcot's canvas as a training environment: a TRL environment, verl tools, episodes written as runs.
+
+- `CanvasEnv` (mcot.env.trl): TRL's `environment_factory` class; `CanvasEnv.with_toolset("tools")` for the
+  domain tools too.
+- `mcot.env.verl`: verl `BaseTool` subclasses over the same canvas, and the YAML tool config that verl's
+  `initialize_tools_from_config` loads (`mcot env verl-config`).
+- `Episode` (mcot.env.episode): one item's canvas and the calls made on it, with the op log and trace steps of a
+  run; `write_episodes` (mcot.env.runs) writes episodes as a run directory that `mcot view` opens.
+
+Names are imported on first use, so that `import mcot.env` loads no trainer and no canvas.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "CanvasEnv": "mcot.env.trl",
+    "CanvasEnvironment": "mcot.env.trl",
+    "Episode": "mcot.env.episode",
+    "EpisodeError": "mcot.env.episode",
+    "write_episodes": "mcot.env.runs",
+}
+
+if TYPE_CHECKING:
+    from mcot.env.episode import Episode, EpisodeError
+    from mcot.env.runs import write_episodes
+    from mcot.env.trl import CanvasEnv, CanvasEnvironment
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcot.env' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = ["CanvasEnv", "CanvasEnvironment", "Episode", "EpisodeError", "write_episodes"]

@@ -1,0 +1,107 @@
+"""One step of TRL's own GRPOTrainer with `environment_factory=CanvasEnv` and mcot.rewards' reward functions, on a
+tiny randomly initialised model (no hub): TRL builds the environments, collects their tools, resets them from the
+rows of an `mcot export --as trl` dataset, calls the reward functions with its columns, and adds `get_reward`.
+
+The model is a text model (a vision-language model needs a processor from the hub), so the rows' image
+placeholders are dropped from the prompt and the canvas is read from the jsonl export's folder (`images_root`)."""
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from trainer_runs import mcot, needs, shared_runs
+
+pytestmark = [needs("trl"), needs("jmespath")]
+
+
+def tiny_qwen() -> tuple[Any, Any]:
+    """Return a one-layer Qwen2 model with random weights and a word-level tokenizer with TRL's Qwen2.5 template (a
+    template TRL knows, so that it parses tool calls); no word of the vocabulary is a maze's answer."""
+    import torch
+    import trl
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
+
+    specials = ["[UNK]", "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>"]
+    vocab = {token: k for k, token in enumerate([*specials, "system", "user", "assistant", "tool", "moves"])}
+    core = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=core, unk_token="[UNK]", pad_token="<|endoftext|>", eos_token="<|im_end|>"
+    )
+    tokenizer.add_special_tokens({"additional_special_tokens": specials[2:]})
+    tokenizer.chat_template = (Path(trl.__file__).parent / "chat_templates" / "qwen2_5.jinja").read_text()
+    torch.manual_seed(0)
+    config = Qwen2Config(
+        vocab_size=len(tokenizer), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+        num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
+    )  # fmt: skip
+    return Qwen2ForCausalLM(config), tokenizer
+
+
+def text_rows(records: Path) -> list[dict[str, Any]]:
+    """Return the `trl` rows of a jsonl export with text-only prompts (no image placeholders, no images column)."""
+    rows = []
+    for line in records.open(encoding="utf-8"):
+        row = json.loads(line)
+        row.pop("images")
+        row.pop("completion")
+        row["prompt"] = [
+            {"role": m["role"], "content": "\n".join(p["text"] for p in m["content"] if p["type"] == "text")}
+            for m in row["prompt"]
+        ]
+        rows.append(row)
+    return rows
+
+
+def test_one_grpo_step_with_canvas_env_and_mcot_rewards(tmp_path_factory: pytest.TempPathFactory) -> None:
+    import datasets
+    from trl import GRPOConfig, GRPOTrainer
+
+    from mcot import rewards
+    from mcot.env import CanvasEnv
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    runs = shared_runs(tmp_path_factory)
+    work = tmp_path_factory.mktemp("grpo")
+    mcot("export", runs["maze"], "--format", "jsonl", "--as", "trl", "--out", work / "rows")
+    model, tokenizer = tiny_qwen()
+    calls: list[dict[str, Any]] = []
+
+    def accuracy(completions: list[Any], **columns: Any) -> list[float]:
+        scores = rewards.accuracy(completions, **columns)
+        calls.append({"completions": completions, "columns": columns, "scores": scores})
+        return scores
+
+    environment = CanvasEnv.with_toolset("canvas", images_root=work / "rows")
+    trainer = GRPOTrainer(
+        model=model,
+        processing_class=tokenizer,
+        reward_funcs=[accuracy, rewards.answer_format],
+        train_dataset=datasets.Dataset.from_list(text_rows(work / "rows" / "records.jsonl")),
+        environment_factory=environment,
+        args=GRPOConfig(
+            output_dir=str(work / "out"), max_steps=1, per_device_train_batch_size=2, num_generations=2,
+            max_completion_length=8, max_tool_calling_iterations=2, use_cpu=True, report_to=[], save_strategy="no",
+            logging_steps=1, bf16=False, seed=0,
+        ),
+    )  # fmt: skip
+    from mcot import tools
+
+    assert sorted(tool.__name__ for tool in trainer.tools) == sorted(tools.canvas_tools())
+    assert trainer.reward_func_names == ["accuracy", "answer_format", environment.__name__]  # get_reward added
+    trainer.train()
+
+    assert len(calls) == 1 and len(calls[0]["completions"]) == 2
+    columns = calls[0]["columns"]
+    assert {"item", "toolset", "answer", "environments"} <= set(columns) and columns["toolset"] == ["canvas"] * 2
+    for env, item in zip(columns["environments"], columns["item"], strict=True):
+        assert isinstance(env, environment) and env.episode.item.id == json.loads(item)["id"]
+        assert env.episode.base is not None  # the item's canvas, read from the export folder
+        assert list(env.episode.base.size) == json.loads(item)["canvas"]
+    assert all(isinstance(c, list) and c[0]["role"] == "assistant" for c in calls[0]["completions"])
+    assert calls[0]["scores"] == [0.0, 0.0]  # the vocabulary holds no answer: the protocol finds none correct
+    logged = trainer.state.log_history[0]
+    assert f"rewards/{environment.__name__}/mean" in logged and "rewards/accuracy/mean" in logged
