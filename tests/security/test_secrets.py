@@ -189,8 +189,9 @@ def test_the_search_finds_a_key_when_exact_redaction_is_off(tmp_path: Path, monk
     from mcot.runner import run_items
 
     original = base.redactor
-    for module in list(sys.modules.values()):
-        if getattr(module, "redactor", None) is original and module.__name__.startswith("mcot"):
+    for name, module in list(sys.modules.items()):
+        # mcot's modules only: getattr on a lazy third-party module (transformers') may import its extras
+        if name.startswith("mcot") and getattr(module, "redactor", None) is original:
             monkeypatch.setattr(module, "redactor", lambda *secrets: original())
     items, _ = _items(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", TOKEN_KEY)
