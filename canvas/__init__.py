@@ -9,8 +9,9 @@ from (``Point``, ``Color``, …). See docs/canvas.md for the op table and for ho
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mcot.lazy import lazy_exports
 
 _OPS = "mcot.canvas._ops"
 _ARGS = "mcot.canvas._args"
@@ -88,17 +89,7 @@ if TYPE_CHECKING:
     from mcot.canvas._types import Element, Observation, Snapshot
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcot.canvas' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 __all__ = [

@@ -9,8 +9,9 @@ run-directory names (`Run`, `Score`, …) are those of `mcot.rundir`.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mcot.lazy import lazy_exports
 
 _EXPORTS = {
     "advice": "mcot.eval.advice",
@@ -88,17 +89,7 @@ if TYPE_CHECKING:
 
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'eval' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 __all__ = [

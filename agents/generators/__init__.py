@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mcot.agents.generators.base import (
     GeneratedImage,
@@ -25,6 +24,7 @@ from mcot.agents.generators.base import (
 )
 from mcot.agents.retry import RetryPolicy
 
+from mcot.lazy import lazy_exports
 from mcot.registry import GENERATORS
 
 if TYPE_CHECKING:
@@ -65,13 +65,7 @@ def load_generator(
 _LAZY = {"ImageSolver": "mcot.agents.generators.solver", "ImageOptions": "mcot.agents.generators.solver"}
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcot.agents.generators' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())
 
 
 __all__ = [

@@ -12,8 +12,9 @@ Names are imported on first use, so that `import mcot.env` loads no trainer and 
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mcot.lazy import lazy_exports
 
 _EXPORTS = {
     "CanvasEnv": "mcot.env.trl",
@@ -29,13 +30,7 @@ if TYPE_CHECKING:
     from mcot.env.trl import CanvasEnv, CanvasEnvironment
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcot.env' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 __all__ = ["CanvasEnv", "CanvasEnvironment", "Episode", "EpisodeError", "write_episodes"]

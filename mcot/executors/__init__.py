@@ -8,8 +8,9 @@ records `pair_record` / `failure_record`. `block_mapper` spreads a generator's b
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mcot.lazy import lazy_exports
 
 _EXPORTS = {
     "ExecutorError": "mcot.executors.base",
@@ -35,17 +36,7 @@ if TYPE_CHECKING:
     from mcot.executors.records import failure_record, pair_record
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcot.executors' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 __all__ = [

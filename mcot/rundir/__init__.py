@@ -10,8 +10,9 @@ Names are imported on first use: `import mcot.rundir` loads nothing else.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mcot.lazy import lazy_exports
 
 _EXPORTS = {
     "RunDirError": "mcot.rundir.errors",
@@ -142,17 +143,7 @@ if TYPE_CHECKING:
     from mcot.rundir.traces import DrawnBy, Step, StepKind, Trace, TraceStore, trace_name, trace_relpath
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcot.rundir' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 __all__ = [
