@@ -18,7 +18,7 @@ from mcot.canvas._errors import CanvasError
 from mcot.canvas._image import check_size, flatten, open_image
 from mcot.canvas._limits import MAX_ELEMENTS, MAX_SCALE, MAX_SIDE, MAX_ZOOM, MAX_ZOOM_SIDE, MIN_GRID_STEP
 from mcot.canvas._ops import find_op, op_spec, record_ops
-from mcot.canvas._png import encode_png
+from mcot.canvas._png import PngWriter
 from mcot.canvas._style import default_grid_step
 from mcot.canvas._svg import svg_document
 from mcot.canvas._types import Element, Observation, Snapshot
@@ -105,6 +105,9 @@ class Canvas:
         self._image: tuple[int, Image.Image] | None = None
         self._snapshot: tuple[int, Snapshot] | None = None
         self._observations: dict[tuple[int, int, str], Observation] = {}
+        # PNG writers that keep the last image's compressed row bands: a step recompresses only what it changed
+        self._png = PngWriter(PNG_LEVEL)
+        self._scaled_png = PngWriter(PNG_LEVEL)
 
     # ----------------------------------------------------------------- construction and replay
 
@@ -384,7 +387,7 @@ class Canvas:
         """Return the full-resolution rendering as PNG bytes with their sha256 (cached until the next change)."""
         if self._snapshot is not None and self._snapshot[0] == self._version:
             return self._snapshot[1]
-        png = _encode(self._rendered(), "png")
+        png = self._png.encode(self._rendered())
         snap = Snapshot(png=png, sha256=hashlib.sha256(png).hexdigest(), width=self.width, height=self.height)
         self._snapshot = (self._version, snap)
         return snap
@@ -410,7 +413,7 @@ class Canvas:
             if scale < 1.0:
                 size = (max(1, round(self.width * scale)), max(1, round(self.height * scale)))
                 image = image.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
-            data = _encode(image, fmt)
+            data = self._scaled_png.encode(image) if fmt == "png" else _encode_jpeg(image)
             media = "image/png" if fmt == "png" else "image/jpeg"
             result = Observation(data, media, hashlib.sha256(data).hexdigest(), image.width, image.height)
         self._observations = {k: o for k, o in self._observations.items() if k[0] == self._version}
@@ -588,9 +591,7 @@ def _center(targets: list[Element]) -> list[float]:
     return [round((min(xs) + max(xs)) / 2, 9), round((min(ys) + max(ys)) / 2, 9)]
 
 
-def _encode(image: Image.Image, fmt: str) -> bytes:
-    if fmt == "png":
-        return encode_png(image, PNG_LEVEL)  # 2-3x faster than Pillow's adaptive filtering on diagrams
+def _encode_jpeg(image: Image.Image) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format="JPEG", quality=JPEG_QUALITY)
     return buffer.getvalue()

@@ -81,7 +81,7 @@ def test_a_loop_past_its_step_limit_stops_as_a_budget(item_dir, scripted) -> Non
 
 
 def test_a_canvas_solve_loads_no_langgraph(item_dir, scripted) -> None:
-    item, root = item_dir
+    _, root = item_dir
     spec = scripted([{"text": "", "tool_calls": [DRAW]}, {"text": "\\boxed{1}"}])
     code = (
         "import asyncio, sys\n"
