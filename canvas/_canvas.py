@@ -537,6 +537,11 @@ class Canvas:
         """Return the current rendering (base, elements, grid) as an RGB image, cached per version."""
         if self._image is not None and self._image[0] == self._version:
             return self._image[1]
+        if not self._elements and self._grid is None:
+            # nothing drawn yet (a solve's first observation): the rendering is the base, pixel for pixel, so
+            # neither cairo nor the round trip through its pixel format is needed (nor loaded) for it
+            self._image = (self._version, self.base)
+            return self.base
         from mcot.canvas import _render
 
         base_surface, base_buffer = self._pixels()
