@@ -68,10 +68,13 @@ class Canvas:
     is asked for (``snapshot``, ``observe``, ``zoom``) and is cached per version. The operations are those of
     the op table (``mcot.canvas.op_specs``): ``draw`` runs any drawing op by name, declared ones included.
     A blank canvas allocates its pixels (and loads cairo) only when something is first rendered, so replaying
-    a log to read its elements costs no raster work.
+    a log to read its elements costs no raster work. ``copy_base=False`` takes an RGB ``base`` as it is, without
+    the copy that keeps the caller's image apart (for an image the caller will not touch again).
     """
 
-    def __init__(self, base: Image.Image | None = None, size: tuple[int, int] | None = None) -> None:
+    def __init__(
+        self, base: Image.Image | None = None, size: tuple[int, int] | None = None, *, copy_base: bool = True
+    ) -> None:
         if (base is None) == (size is None):
             raise CanvasError("Canvas needs exactly one of base (a PIL image) or size ((width, height) in pixels)")
         if base is not None:
@@ -79,7 +82,9 @@ class Canvas:
                 raise CanvasError(
                     f"base must be a PIL image, got {type(base).__name__}; use Canvas.from_path for files"
                 )
-            image: Image.Image | None = flatten(base)
+            # a copy, so that the caller's image stays theirs (from_path hands over one nobody else holds)
+            image: Image.Image | None = base if not copy_base and base.mode == "RGB" else flatten(base)
+            check_size(*base.size, what="the base image")
             width, height = base.size
         else:
             if isinstance(size, str | bytes) or not isinstance(size, Sequence) or len(size) != 2:
@@ -114,7 +119,7 @@ class Canvas:
     @classmethod
     def from_path(cls, path: str | Path) -> Canvas:
         """Return a canvas over the image at ``path`` (size-checked before decoding, flattened to RGB)."""
-        return cls(base=open_image(path))
+        return cls(base=open_image(path), copy_base=False)  # a flattened RGB image nobody else holds
 
     @classmethod
     def replay(cls, base: Image.Image | tuple[int, int], records: Iterable[Mapping[str, Any]]) -> Canvas:
