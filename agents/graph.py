@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, cast
 
 from mcot.agents.messages import ToolCall
 from mcot.agents.session import Session
@@ -172,7 +172,7 @@ def solver_graph() -> CompiledStateGraph[LoopState, Session, LoopState, LoopStat
 
     graph = StateGraph(LoopState, context_schema=Session)
     for name, node in NODES.items():
-        graph.add_node(name, node)
+        graph.add_node(name, cast(Any, node))  # LangGraph's overloads name Runtime[Session]; NodeRuntime is its shape
     graph.add_edge(START, START_NODE)
     for name, successor in EDGES.items():
         graph.add_edge(name, successor)
