@@ -1,10 +1,11 @@
 """The options of every `mcot` command but `run` and `imagine` (mcot/runconfig.py), declared once.
 
-One frozen dataclass per command: each field is one option or argument — flag, placeholder, help, default and
-bounds (mcot.options.option). `mcot.cli` generates the command's parameters from it, its `__post_init__`
-refuses a bad value naming the flag, and the command function in `mcot/commands/` takes the fields as its
-keyword arguments (decorated `@validated(Options)`, so a call from Python is checked the same way). Light on
-purpose: `mcot --help` imports this module and nothing of what the commands do.
+One dataclass per command: each field is one option or argument — flag, placeholder, help, default and bounds
+(mcot.options.option). `mcot.cli` generates the command's parameters from it, its `__post_init__` refuses a bad
+value naming the flag, and the command function in `mcot/commands/` takes the fields as its keyword arguments
+(decorated `@validated(Options)`, so a call from Python is checked the same way). Light on purpose: `mcot --help`
+imports this module and nothing of what the commands do; the classes are not frozen, since building a frozen
+dataclass costs `mcot --help` a few milliseconds more each.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class _Checked:
         check(self)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class DemoOptions(_Checked):
     """`mcot demo`."""
 
@@ -44,20 +45,20 @@ class DemoOptions(_Checked):
 
 def _workers() -> int | None:
     """Return the declaration of a generator's `--workers` (shared by the built-in generators)."""
-    return option(None, metavar="N", help="worker processes (or Ray tasks at a time); the same bytes for any N")  # type: ignore[no-any-return]
+    return option(None, metavar="N", help="worker processes (or Ray tasks at a time); the same bytes for any N")
 
 
 def _executor() -> str:
     """Return the declaration of a generator's `--executor`."""
-    return option("local", metavar="KIND", help="local (this machine) or ray (a Ray cluster; the `ray` extra)")  # type: ignore[no-any-return]
+    return option("local", metavar="KIND", help="local (this machine) or ray (a Ray cluster; the `ray` extra)")
 
 
 def _ray_address() -> str | None:
     """Return the declaration of a generator's `--ray-address`."""
-    return option(None, metavar="ADDR", help="with --executor ray: auto, HOST:PORT or ray://HOST:PORT")  # type: ignore[no-any-return]
+    return option(None, metavar="ADDR", help="with --executor ray: auto, HOST:PORT or ray://HOST:PORT")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class GepbenchOptions(_Checked):
     """`mcot gen gepbench`."""
 
@@ -84,7 +85,7 @@ class GepbenchOptions(_Checked):
     ray_address: str | None = _ray_address()
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class GamesOptions(_Checked):
     """`mcot gen games`."""
 
@@ -98,14 +99,14 @@ class GamesOptions(_Checked):
     ray_address: str | None = _ray_address()
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class GenReportOptions(_Checked):
     """`mcot gen report`."""
 
     data: Path = option(argument=True, metavar="DATA", help="items directory made by `mcot gen gepbench`")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class GenItemsOptions(_Checked):
     """`mcot gen NAME`, one command per declared item generator (NAME is the command, not an option)."""
 
@@ -115,7 +116,7 @@ class GenItemsOptions(_Checked):
     seed: int = option(0, metavar="SEED", help=SEED_HELP)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class ConvertOptions(_Checked):
     """`mcot convert`."""
 
@@ -127,7 +128,7 @@ class ConvertOptions(_Checked):
     mapping: str | None = option(None, metavar="MAPPING", help="OmniPhys: field mapping, a JSON/YAML file or k=v,...")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class ScoreOptions(_Checked):
     """`mcot score`."""
 
@@ -146,7 +147,7 @@ class ScoreOptions(_Checked):
                                       "scores.human.jsonl")  # fmt: skip
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class CompareOptions(_Checked):
     """`mcot compare`."""
 
@@ -160,7 +161,7 @@ class CompareOptions(_Checked):
     force: bool = option(False, help="compare runs that differ in more than the arm")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class StudyOptions(_Checked):
     """`mcot study`."""
 
@@ -168,7 +169,7 @@ class StudyOptions(_Checked):
     out: Path = option(metavar="DIR", help="study folder (re-running the same command resumes it)")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class PlanOptions(_Checked):
     """`mcot plan`."""
 
@@ -180,7 +181,7 @@ class PlanOptions(_Checked):
     alpha: float = option(0.05, gt=0, lt=1, metavar="ALPHA", help="the two-sided test's level")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class ExportOptions(_Checked):
     """`mcot export`."""
 
@@ -196,7 +197,7 @@ class ExportOptions(_Checked):
                                  help="an items directory's arm: the toolset its prompts offer (canvas)")  # fmt: skip
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class VerlConfigOptions(_Checked):
     """`mcot env verl-config`."""
 
@@ -207,7 +208,7 @@ class VerlConfigOptions(_Checked):
     overwrite: bool = option(False, help="replace an existing file")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class ViewOptions(_Checked):
     """`mcot view`."""
 
@@ -219,14 +220,14 @@ class ViewOptions(_Checked):
                         "and scales), kept in the browser and saved as a JSON file for `mcot score RUN --human FILE`")  # fmt: skip
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class PluginsOptions(_Checked):
     """`mcot plugins`."""
 
     everything: bool = option(False, flag="--all", help="also list what every registry holds, and who declared it")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class ToolsListOptions(_Checked):
     """`mcot tools`."""
 
@@ -235,7 +236,7 @@ class ToolsListOptions(_Checked):
                             "parameters (the JSON Schema of its arguments, as models are sent it) and an example call")  # fmt: skip
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class ToolCallOptions(_Checked):
     """`mcot tools call`."""
 
@@ -246,7 +247,7 @@ class ToolCallOptions(_Checked):
     size: str = option("640x640", metavar="WxH", help="blank canvas size when there is no --image")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(kw_only=True)
 class SelectHardestOptions(_Checked):
     """`mcot select hardest`."""
 

@@ -136,8 +136,9 @@ def validated(config: type[Any]) -> Callable[[Callable[P, R]], Callable[P, R]]:
 
 
 def arguments(config: Any) -> dict[str, Any]:
-    """Return a config's command-line fields by name: the keyword arguments of the command function it declares."""
-    return {field.name: getattr(config, field.name) for field in cli_fields(type(config))}
+    """Return a config's fields by name (those without a flag too, such as `mcot gen NAME`'s name): the keyword
+    arguments of the command function it declares."""
+    return {field.name: getattr(config, field.name) for field in dataclasses.fields(config) if field.init}
 
 
 def check(config: Any) -> None:
