@@ -7,6 +7,8 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -119,3 +121,20 @@ def test_python_callers_get_the_declared_coercions(tmp_path: Path, capsys: pytes
     assert gen_games(str(tmp_path / "g"), "maze", 2, 1) == 0  # a str path becomes a Path, as on the command line
     assert (tmp_path / "g" / "items.jsonl").is_file()
     assert "wrote 2 items (maze; 2 per task, seed 1)" in capsys.readouterr().out
+
+
+def test_help_renders_without_rich_and_loads_no_plugin() -> None:
+    probe = (
+        "import sys\nfrom mcot.cli import app\n"
+        "try:\n    app(['--help'], prog_name='mcot')\nexcept SystemExit:\n    pass\n"
+        "print('MODULES', ' '.join(sorted(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    help_text, modules = done.stdout.split("MODULES ")
+    loaded = set(modules.split())
+    assert "Usage: mcot [OPTIONS] COMMAND [ARGS]..." in help_text and "╭" not in help_text
+    assert not {m for m in loaded if m == "rich" or m.startswith("rich.")}
+    assert not loaded & {"mcot.plugins", "mcot.builtin", "mcot.registry", "pydantic", "numpy"}
+    for name in ("run", "score", "compare", "gen", "tools", "select", "env"):
+        assert f"\n  {name} " in help_text
