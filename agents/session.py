@@ -129,7 +129,7 @@ class Session:
     async def prepare(self) -> None:
         """Build the opening messages; with tools on offer open the canvas and record its first observation."""
         v = self.view
-        task = render_task(v.benchmark, v.question, v.choices, v.answer_type)
+        task = render_task(v.benchmark, v.question, v.choices, v.answer_type, has_image=bool(v.images))
         if self.tools is None:
             images = await asyncio.to_thread(lambda: [image_part(p) for p in v.images])
             self.messages = [user(*images, task)]

@@ -93,8 +93,9 @@ declare_benchmark(
     description="GOBench: geometric optics; understanding (rate generated images) and generation",
     prompt="task.gobench.txt",
     answer="bare",
-    inference="text arm: the image and the critic's instructions (mcot's wording of VLMEvalKit GOBenchDataset's SYS "
-    "and question, with the Total Score line its parser reads), no token cap; the arms with tools add the canvas system prompt, tool definitions and up to --max-steps turns",
+    inference="text arm: the image, then VLMEvalKit GOBenchDataset's SYS + '\\n' + question (the TSV's question where "
+    "the TSV is given, else mcot's rendering of the record with the Total Score line its parser reads), no token cap; "
+    "the arms with tools add the canvas system prompt, tool definitions and up to --max-steps turns",
     protocols="mcot.eval.protocols.gobench",
     loader=f"{_LOADERS}.gobench",
 )
@@ -103,8 +104,10 @@ declare_benchmark(
     description="RBench-V: 803 visual-reasoning items that need drawing (math, physics, counting, game)",
     prompt="task.rbench-v.txt",
     answer="boxed",
-    inference="text arm: the RBench-V VLMEvalKit fork's order (solve from the picture step by step, one \\boxed "
-    "final answer on the last line, `Question: …`, `Answer:`), no token cap; the arms with tools add the canvas system prompt, tool definitions and up to --max-steps turns",
+    max_new_tokens=2048,
+    inference="text arm: the RBench-V VLMEvalKit fork's build_prompt verbatim (with or without 'according to the "
+    "given picture'), the question as the dataset holds it, at most 2048 tokens (VLMEvalKit's API default); the arms "
+    "with tools add the canvas system prompt, tool definitions and up to --max-steps turns",
     protocols="mcot.eval.protocols.rbench_v",
     loader=f"{_LOADERS}.rbench_v",
 )

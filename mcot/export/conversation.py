@@ -76,7 +76,8 @@ def task_text(pair: Pair, notes: list[str]) -> str:
     note = _template_note(pair, template.name, template.sha256)
     if note:
         notes.append(note)
-    return render_task(item.benchmark, item.question, tuple(item.choices) if item.choices else None, item.answer_type)
+    choices = tuple(item.choices) if item.choices else None
+    return render_task(item.benchmark, item.question, choices, item.answer_type, has_image=bool(item.images))
 
 
 def canvas_size(pair: Pair) -> tuple[int, int]:
