@@ -176,8 +176,8 @@ def render_task(
 
     An item answered with an image (a diagram to edit) gets `task.image.txt` whatever its benchmark: its answer
     is the final canvas, not a line of text. An item without an image gets its benchmark's text-only template
-    where one exists (`task.rbench-v.txt` → `task.rbench-v.text-only.txt`, RBench-V's "Solve the following
-    question step-by-step."). The question is sent as the item holds it.
+    where one exists (`NAME.text-only.txt` beside `NAME.txt`: a public prompt that says "according to the given
+    picture" only when there is one). The question is sent as the item holds it.
     """
     lines = "".join(f"{chr(65 + i)}. {choice}\n" for i, choice in enumerate(choices or ()))
     if answer_type == "image":
