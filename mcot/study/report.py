@@ -147,7 +147,7 @@ def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path)
         for table in tool_use_tables(tool_use(open_run(run_dir), read_scores(run_dir))):
             table.title = f"{table.title} — {model}"
             use.append(table)
-    figure = study_figure(study_points(rows), out / FIGURES_DIR)
+    figure, figure_note = _figure(rows, out)
     specs = [model.spec for model in config.models if model.name in runs]
     caveat = offline_caveat(specs)
     header = [
@@ -157,7 +157,18 @@ def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path)
         ("data", ", ".join(str(path) for path in config.data) + (f" (first {config.limit} of each)" if config.limit else "")),
         ("runs", ", ".join(f"{name}: {path}" for name, path in runs.items())),
     ]  # fmt: skip
+    if figure_note:
+        tables[-1].notes.append(figure_note)
     return _markdown(caveat, header, tables, use, figure), _html(caveat, header, tables, use, figure)
+
+
+def _figure(rows: Sequence[StudyRow], out: Path) -> tuple[FigureFile | None, str | None]:
+    """Return the study figure, or None and the one line that says why it was left out; the tables never depend
+    on it (a study whose runs were all paid and scored must not lose its report to a plot)."""
+    try:
+        return study_figure(study_points(rows), out / FIGURES_DIR), None
+    except Exception as exc:  # any plotting failure (matplotlib's checks, a font, the disk) leaves only the figure out
+        return None, f"the figure was left out: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
 
 
 def _markdown(
