@@ -21,6 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from mcot.eval.errors import JudgeError, TemplateError
 from mcot.eval.extract import extract_json, extract_rating, extract_yes_no_answers
+
 from mcot.template_text import template_body
 
 # template name -> the placeholders the protocol fills

@@ -20,6 +20,7 @@ from importlib import resources
 from typing import Any
 
 from mcot.agents.errors import PromptError
+
 from mcot.template_text import template_body
 
 DEFAULT_TASK_TEMPLATE = "task.default.txt"

@@ -119,9 +119,7 @@ def reality_questions(text: str) -> list[str]:
     return [_NUMBERING.sub("", line).strip() for line in text.splitlines() if line.strip()]
 
 
-def _understanding_item(
-    record: Any, position: int, root: Path, human: HumanRow | None, max_pixels: int
-) -> LoadedItem:
+def _understanding_item(record: Any, position: int, root: Path, human: HumanRow | None, max_pixels: int) -> LoadedItem:
     fields = _fields(record)
     data = read_inside(root, fields["image"])
     image = check_image(data, max_pixels=max_pixels)
@@ -165,9 +163,7 @@ def _understanding_item(
     return LoadedItem(item, {rel: image.data})
 
 
-def _generation_items(
-    records: list[Any], human: dict[int, HumanRow], tally: Tally
-) -> Iterator[LoadedItem | Skip]:
+def _generation_items(records: list[Any], human: dict[int, HumanRow], tally: Tally) -> Iterator[LoadedItem | Skip]:
     """Yield one generation item per scenario, in order of first appearance; the prompt is the question."""
     scenarios: dict[str, list[tuple[int, dict[str, str]]]] = {}
     for position, record in enumerate(records):

@@ -40,7 +40,9 @@ OFFICIAL_TEMPERATURE_STEP = 0.5
 """Try k of a stage is asked at temperature k × 0.5 (0, 0.5, 1.0, …) where the judge takes a temperature."""
 OFFICIAL_JUDGE = "openai:gpt-4o"
 """The judge of the published evaluation (the fork builds GPT-4o); what a message asking for `--judge` names."""
-NEEDS_JUDGE = f"official protocol: only a judge extracts the answer (pass --judge {OFFICIAL_JUDGE}, the published judge)"
+NEEDS_JUDGE = (
+    f"official protocol: only a judge extracts the answer (pass --judge {OFFICIAL_JUDGE}, the published judge)"
+)
 COUNTING = "counting"
 CATEGORIES = ("math", "physics", "counting", "game")
 

@@ -71,6 +71,7 @@ def _template_note(pair: Pair, name: str, sha256: str) -> str | None:
 def task_text(pair: Pair, notes: list[str]) -> str:
     """Return the item's task text as its benchmark's protocol renders it (the text the model was given)."""
     from mcot.agents.prompts import IMAGE_TASK_TEMPLATE, load_prompt, render_task, task_format
+
     item = pair.item
     template = load_prompt(IMAGE_TASK_TEMPLATE) if item.answer_type == "image" else task_format(item.benchmark).template
     note = _template_note(pair, template.name, template.sha256)

@@ -98,7 +98,9 @@ def test_builtin_declarations_reach_the_prompts():
     assert format_final_answer("omniphys", "5 N") == "Answer: 5 N"
     # VLMEvalKit's GOBenchDataset.build_prompt: SYS + '\n' + question
     gobench = render_task("gobench", "Rate it.", None, "rating")
-    assert gobench.startswith("Please analyze the image based on the provided prompt") and gobench.endswith("\n\nRate it.")
+    assert gobench.startswith("Please analyze the image based on the provided prompt") and gobench.endswith(
+        "\n\nRate it."
+    )
 
 
 def test_the_prompts_switch_on_no_benchmark_name():

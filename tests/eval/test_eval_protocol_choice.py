@@ -156,7 +156,7 @@ class TemperatureJudge:
         self.templates = load_templates()
 
     async def ask(self, prompt: str, images: Sequence[bytes] = (), temperature: float = 0.0) -> str:
-        stage = "verdict" if prompt.startswith(self.templates["rbench_verdict"].text[:30]) else "extract"
+        stage = "verdict" if "[Standard Answer] is the standard answer" in prompt else "extract"  # MathVerse's
         self.asked.append((stage, temperature))
         if stage == "extract":
             return "0.5"
@@ -171,7 +171,7 @@ def test_official_retries_at_rising_temperature_and_records_every_try(run: Path,
     verdict = math.judge
     assert [a["temperature"] for a in verdict["attempts"]] == [0.0, 0.5, 1.0]
     assert [a["raw"] for a in verdict["attempts"]] == ["yes, they agree", "yes, they agree", "1"]
-    assert [stage["template"] for stage in verdict["stages"]] == ["rbench_extract", "rbench_verdict"]
+    assert [stage["template"] for stage in verdict["stages"]] == ["mathverse_extract", "mathverse_score"]
     asked = len(judge.asked)
     # re-scoring reads the settled replies from the cache: no call at all
     score_run(run, judge=judge, cache_dir=tmp_path / "cache", report=False)

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 from local_models import FakeProvider, Reply
-from mcot.eval.figures import StudyPoint, study_figure
-from mcot.testing.fake_provider import Fail
 from mcot.benchmarks.item import Item, write_items
+from mcot.eval.figures import StudyPoint, study_figure
 
 from mcot.commands.study import run_study_command
+from mcot.testing.fake_provider import Fail
 
 
 def _items(root: Path) -> tuple[Path, Path]:
@@ -68,6 +68,9 @@ def test_an_arm_whose_every_pair_failed_still_reports_and_exits_3(tmp_path: Path
 
 def test_a_bar_at_zero_with_a_wilson_bound_just_above_it_is_drawn(tmp_path: Path) -> None:
     # Wilson's lower bound at 0/n is about 1e-17, not 0: the error bar must not go negative
-    points = [StudyPoint("b — Accuracy", "m", "text", 0.0, 1e-17, 0.3), StudyPoint("b — Accuracy", "m", "canvas", 1.0, 0.7, 1.0 - 1e-16)]
+    points = [
+        StudyPoint("b — Accuracy", "m", "text", 0.0, 1e-17, 0.3),
+        StudyPoint("b — Accuracy", "m", "canvas", 1.0, 0.7, 1.0 - 1e-16),
+    ]
     figure = study_figure(points, tmp_path)
     assert figure is not None and (tmp_path / Path(figure.path).name).is_file()
