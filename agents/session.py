@@ -30,7 +30,7 @@ from mcot.agents.messages import (
     system,
     user,
 )
-from mcot.agents.prompts import load_prompt, render_task
+from mcot.agents.prompts import GENERATED_SYSTEM_PROMPT, load_prompt, render_task, tool_summaries
 from mcot.agents.toolbox import Toolbox, ToolOutcome, outcome
 from mcot.agents.trace import Recorder
 
@@ -108,8 +108,12 @@ class Session:
     cut_chars: int = 0
     """Characters of model text left out because a turn passed `Budget.max_answer_chars`."""
     sees_canvas: bool = True
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    system_prompt: str | None = DEFAULT_SYSTEM_PROMPT
+    """The template of the arm's system prompt; None: one generated from the tools it offers (`system.generated.txt`)."""
     max_new_tokens: int | None = None
+    sent: dict[str, Any] | None = None
+    """What the model was given before its first turn (system prompt, task text, tool schemas): recorded once, on
+    the first model step of the trace (`sent`), so that exports and the viewer show it as it was sent."""
 
     @property
     def hints(self) -> dict[str, Any]:
@@ -133,6 +137,7 @@ class Session:
         if self.tools is None:
             images = await asyncio.to_thread(lambda: [image_part(p) for p in v.images])
             self.messages = [user(*images, task)]
+            self.sent = {"system": None, "task": task, "tools": []}
             return
         first, rest = (v.images[0], v.images[1:]) if v.images else (None, ())
 
@@ -144,15 +149,31 @@ class Session:
             return (extra, *self._observe("observation.initial.txt", []))
 
         extra, note, image = await asyncio.to_thread(opening)
-        prompt = load_prompt(self.system_prompt).render(
-            width=self.canvas.width, height=self.canvas.height, max_steps=self.budget.max_steps
-        )
+        prompt = self._system_text()
+        self.messages = [system(prompt), user(note, image, *extra, task)]
+        flavor = getattr(self.backend, "schema_flavor", "compatible")
+        self.sent = {"system": prompt, "task": task, "tools": self.tools.schemas(flavor), "schema_flavor": flavor}
+
+    def _system_text(self) -> str:
+        """Return the system prompt of an arm with tools: its toolset's template, else one made from its tools."""
+        assert self.tools is not None
+        sizes = {"width": self.canvas.width, "height": self.canvas.height, "max_steps": self.budget.max_steps}
+        if self.system_prompt is None:
+            schemas = self.tools.schemas("openai")
+            listing = "\n".join(f"- {name}: {summary}" for name, summary in tool_summaries(schemas))
+            return load_prompt(GENERATED_SYSTEM_PROMPT).render(tool_listing=listing, **sizes)
+        prompt = load_prompt(self.system_prompt).render(**sizes)
         if any(drawn_by(name) == "tool" for name in self.tools.names):
             # only an arm that offers domain tools is told about them: the canvas arm's prompt names none
             prompt += "\n\n" + load_prompt("system.domain-tools.txt").render()
         if not self.sees_canvas:
             prompt += "\n\n" + load_prompt("system.canvas-blind.txt").render()
-        self.messages = [system(prompt), user(note, image, *extra, task)]
+        return prompt
+
+    def _sent_once(self) -> dict[str, Any]:
+        """Return `{"sent": ...}` for the first model step of the trace, `{}` after it."""
+        sent, self.sent = self.sent, None
+        return {"sent": sent} if sent is not None else {}
 
     def _open_canvas(self, path: Path | None) -> Any:
         from mcot.benchmarks.inputs import check_regular
@@ -205,7 +226,7 @@ class Session:
             hints=self.hints,
         )
         digest = digest_request(getattr(self.backend, "key_spec", None) or self.backend.spec, request)
-        keyed = {"request_key": digest.key, "request_parts": digest.parts}
+        keyed = {"request_key": digest.key, "request_parts": digest.parts, **self._sent_once()}
         started = time.perf_counter()
         try:
             response = await self.backend.generate(request)

@@ -8,6 +8,7 @@ backend's SDK, a benchmark's protocol, a loader's pyarrow are imported when firs
 from __future__ import annotations
 
 from mcot.declare import (
+    DEFAULT_SYSTEM_PROMPT,
     declare_answer_form,
     declare_backend,
     declare_benchmark,
@@ -51,10 +52,12 @@ declare_generator("procedural", f"{_GENERATORS}:procedural", usage="procedural",
 for _module in ("canvas_ops", "geometry", "optics", "physics", "graphs", "perception", "maze_image", "algebra"):
     declare_tools(f"mcot.tools.{_module}")
 declare_toolset("text", (), description="no tools: one answer in words")
-declare_toolset("canvas", "mcot.tools.toolsets:canvas_tools",
+declare_toolset("canvas", "mcot.tools.toolsets:canvas_tools", system_prompt=DEFAULT_SYSTEM_PROMPT,
                 description="only the canvas tools (draw, transform, edit, undo, zoom, grid) and the canvas image")  # fmt: skip
-declare_toolset("tools", "mcot.tools.toolsets:every_tool", description="the canvas and the domain tools")
+declare_toolset("tools", "mcot.tools.toolsets:every_tool", system_prompt=DEFAULT_SYSTEM_PROMPT,
+                description="the canvas and the domain tools")  # fmt: skip
 declare_toolset("canvas-blind", "mcot.tools.toolsets:canvas_tools", sees_canvas=False,
+                system_prompt=DEFAULT_SYSTEM_PROMPT,
                 description="ablation: the canvas tools, but the canvas image only in the first observation; "
                 "after that what changed is said in words")  # fmt: skip
 declare_toolset("look", ("zoom", "show_grid"), system_prompt="system.look.txt",

@@ -24,6 +24,8 @@ from mcot.agents.errors import PromptError
 from mcot.template_text import template_body
 
 DEFAULT_TASK_TEMPLATE = "task.default.txt"
+GENERATED_SYSTEM_PROMPT = "system.generated.txt"
+"""The system prompt of an arm whose toolset names none: it lists the arm's own tools (`tool_summaries`) and no other."""
 IMAGE_TASK_TEMPLATE = "task.image.txt"
 _ANSWER_FORMATS = {
     "choice": "the option's letter",
@@ -92,6 +94,17 @@ def _fill_at_load(text: str) -> str:
 def _template_files() -> list[str]:
     """Return the names of the template files of this folder, sorted."""
     return sorted(p.name for p in resources.files(__package__).iterdir() if p.name.endswith(".txt"))
+
+
+def tool_summaries(schemas: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Return (name, the first line of its description) of each tool entry (Chat Completions or Messages form)."""
+    found: list[tuple[str, str]] = []
+    for entry in schemas:
+        spec = entry.get("function", entry) if isinstance(entry, dict) else {}
+        name = str(spec.get("name") or "")
+        description = str(spec.get("description") or "").strip().splitlines()
+        found.append((name, description[0] if description else ""))
+    return found
 
 
 # --- final-answer writers ----------------------------------------------------------------------------------
