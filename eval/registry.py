@@ -66,6 +66,8 @@ class ScoringSpec:
     verifier: VerifierFn | None = None
     robust: ProtocolFn | None = None
     headline: tuple[Metric, ...] = ()
+    judge: str | None = None
+    """The judge model the official protocol names (RBench-V: GPT-4o), None where it names none."""
 
     @classmethod
     def from_module(cls, module: Any) -> ScoringSpec:
@@ -78,6 +80,7 @@ class ScoringSpec:
             getattr(module, "verifier", None),
             getattr(module, "robust", None),
             tuple(getattr(module, "headline", None) or (OVERALL,)),
+            getattr(module, "judge", None),
         )
 
     def protocol_for(self, name: str) -> ProtocolFn:

@@ -32,7 +32,7 @@ from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, pct, t
 
 from mcot.rundir import Score
 
-__all__ = ["headline", "official", "robust", "tables", "verifier"]
+__all__ = ["headline", "judge", "official", "robust", "tables", "verifier"]
 
 OFFICIAL_TRIES = 5
 """Calls per judge stage in the official protocol before the stage counts as failed (score 0)."""
@@ -40,6 +40,8 @@ OFFICIAL_TEMPERATURE_STEP = 0.5
 """Try k of a stage is asked at temperature k × 0.5 (0, 0.5, 1.0, …) where the judge takes a temperature."""
 OFFICIAL_JUDGE = "openai:gpt-4o"
 """The judge of the published evaluation (the fork builds GPT-4o); what a message asking for `--judge` names."""
+judge = OFFICIAL_JUDGE
+"""The judge the official protocol names (`ScoringSpec.judge`): what a lower-bound table tells the user to pass."""
 NEEDS_JUDGE = (
     f"official protocol: only a judge extracts the answer (pass --judge {OFFICIAL_JUDGE}, the published judge)"
 )
@@ -151,7 +153,8 @@ async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], 
             scorer.settle(score, verdict.equal, match=verdict.rule, **verdict.details)
             return
     if scorer.judge is None:
-        scorer.unjudged(score, "no boxed answer" if extracted is None else "rules cannot compare the answers")
+        reason = "no boxed answer" if extracted is None else "rules cannot compare the answers"
+        scorer.unjudged(score, f"{reason}: pass --judge")
         return
     records: list[dict[str, Any]] = []
     if extracted is None:
