@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -29,7 +30,23 @@ def run_items(**options: Any) -> int:
             summary = run_all(config)
     except ValueError as exc:  # a bad model spec or dataset reaches the user as one line
         raise UsageError(str(exc)) from exc
+    if config.limit or config.sample:
+        typer.echo(f"coverage ({_chosen(config)}): {run_coverage(summary.run_dir)}")
     return report_end(summary, describe_arms(config.arms))
+
+
+def _chosen(config: RunConfig) -> str:
+    if config.sample:
+        return f"a sample of {config.sample} stratified by benchmark and category, seed {config.seed or 0}"
+    return f"the first {config.limit} items"
+
+
+def run_coverage(run_dir: Path) -> str:
+    """Return the coverage line of a run's frozen items (which benchmarks and categories, how many of each)."""
+    from mcot.benchmarks.item import read_items
+    from mcot.sampling import coverage
+
+    return coverage(read_items(run_dir))
 
 
 def report_end(summary: RunSummary, arms: str) -> int:

@@ -171,12 +171,25 @@ def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path)
         ("study", str(config.source)),
         ("models", ", ".join(f"{m.name} ({m.spec})" for m in config.models if m.name in runs)),
         ("arms", ", ".join(config.arms)),
-        ("data", ", ".join(str(path) for path in config.data) + (f" (first {config.limit} of each)" if config.limit else "")),
+        ("data", ", ".join(str(path) for path in config.data) + (f" (first {config.limit} of each)" if config.limit else "")
+         + (f" (a stratified sample of {config.sample} of each)" if config.sample else "")),
+        ("coverage", study_coverage(runs)),
         ("runs", ", ".join(f"{name}: {path}" for name, path in runs.items())),
     ]  # fmt: skip
     if figure_note:
         tables[-1].notes.append(figure_note)
     return _markdown(caveat, header, tables, use, figure), _html(caveat, header, tables, use, figure)
+
+
+def study_coverage(runs: Mapping[str, Path]) -> str:
+    """Return which benchmarks and categories the study's items hold and how many of each (its first run's items)."""
+    from mcot.benchmarks.item import read_items
+    from mcot.sampling import coverage
+
+    for run in runs.values():
+        if (run / "items.jsonl").is_file():
+            return coverage(read_items(run))
+    return "no items"
 
 
 def _figure(rows: Sequence[StudyRow], out: Path) -> tuple[FigureFile | None, str | None]:

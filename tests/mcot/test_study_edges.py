@@ -29,14 +29,16 @@ def _items(root: Path) -> tuple[Path, Path]:
     return root / "gep", root / "toy"
 
 
-def _study(root: Path, data: tuple[Path, Path], urls: dict[str, str], arms: list[str]) -> Path:
+def _study(root: Path, data: tuple[Path, Path], urls: dict[str, str], arms: list[str], extra: str = "") -> Path:
     models = "".join(
         f'\n[[model]]\nspec = "openai-compatible:{name}"\nname = "{name}"\nbase_url = "{url}"\n'
         f'key_env = "STUDY_EDGE_KEY"\n'
         for name, url in urls.items()
     )
     path = root / "STUDY.toml"
-    path.write_text(f"data = {json.dumps([str(d) for d in data])}\narms = {json.dumps(arms)}\nmax_steps = 2\n{models}")
+    path.write_text(
+        f"data = {json.dumps([str(d) for d in data])}\narms = {json.dumps(arms)}\nmax_steps = 2\n{extra}{models}"
+    )
     return path
 
 
@@ -74,3 +76,13 @@ def test_a_bar_at_zero_with_a_wilson_bound_just_above_it_is_drawn(tmp_path: Path
     ]
     figure = study_figure(points, tmp_path)
     assert figure is not None and (tmp_path / Path(figure.path).name).is_file()
+
+
+def test_a_sampled_study_says_what_it_covers(tmp_path: Path) -> None:
+    data = _items(tmp_path)
+    with FakeProvider(default=Reply("\\boxed{C}")) as server:
+        study = _study(tmp_path, data, {"m": server.openai_url}, ["text"], extra="seed = 3\nsample = 2\n")
+        assert run_study_command(study, tmp_path / "out") == 0
+    md = (tmp_path / "out" / "study.md").read_text(encoding="utf-8")
+    assert "(a stratified sample of 2 of each)" in md
+    assert "- **coverage**: 3 items: gepbench 2 (counting 2); toy-plugin 1 (only 1)" in md
