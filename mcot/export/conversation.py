@@ -71,10 +71,9 @@ def _template_note(pair: Pair, name: str, sha256: str) -> str | None:
 
 def sent_record(pair: Pair) -> dict[str, Any] | None:
     """Return what the model was given before its first turn, as the trace recorded it (None in older traces)."""
-    for step in pair.trace:
-        if step.get("kind") == "model" and isinstance(step.get("sent"), dict):
-            return step["sent"]
-    return None
+    from mcot.rundir.traces import sent_to_model
+
+    return sent_to_model(pair.trace)
 
 
 def task_text(pair: Pair, notes: list[str]) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -147,6 +147,15 @@ class Trace:
     def of_kind(self, kind: StepKind) -> list[Step]:
         """Return the steps of one kind."""
         return [s for s in self.steps if s.kind == kind]
+
+
+def sent_to_model(steps: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+    """Return what the model was given before its first turn (`system`, `task`, `tools`, `schema_flavor`), as the
+    trace's first model step recorded it (`sent`); None for a trace written before it was recorded."""
+    for step in steps:
+        if step.get("kind") == "model" and isinstance(step.get("sent"), dict):
+            return step["sent"]
+    return None
 
 
 def pair_of(rows: list[dict[str, Any]]) -> tuple[str, str] | None:

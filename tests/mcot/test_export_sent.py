@@ -91,3 +91,13 @@ def test_the_text_arm_records_its_task_and_no_system_prompt(items: Path, tmp_pat
     assert sent["system"] is None and sent["tools"] == []
     wire_text = [p["text"] for p in bodies[0]["messages"][0]["content"] if p["type"] == "text"]
     assert wire_text == [sent["task"]]
+
+
+def test_the_viewer_shows_what_was_sent(items: Path, tmp_path: Path) -> None:
+    from mcot.rundir import open_run
+    from mcot.viewer import viewer_data
+
+    _run(items, tmp_path / "run", "look")
+    _, shards = viewer_data(open_run(tmp_path / "run"), tmp_path / "page")
+    text = "".join(shards)  # the page's trace shards: each pair's detail, its `sent` included
+    assert '"sent"' in text and "you cannot draw on it" in text and '"show_grid"' in text
