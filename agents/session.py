@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcot.agents.backends.base import ModelBackend, ModelRequest, ToolSet
+from mcot.agents.backends.base import ModelBackend, ModelRequest, SchemaFlavor, ToolSet
 from mcot.agents.budget import Budget
 from mcot.agents.cache import digest_request
 from mcot.agents.errors import AgentError, ModelError
@@ -151,7 +151,7 @@ class Session:
         extra, note, image = await asyncio.to_thread(opening)
         prompt = self._system_text()
         self.messages = [system(prompt), user(note, image, *extra, task)]
-        flavor = getattr(self.backend, "schema_flavor", "compatible")
+        flavor: SchemaFlavor = getattr(self.backend, "schema_flavor", "compatible")
         self.sent = {"system": prompt, "task": task, "tools": self.tools.schemas(flavor), "schema_flavor": flavor}
 
     def _system_text(self) -> str:
