@@ -32,7 +32,7 @@ from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, pct, t
 
 from mcot.rundir import Score
 
-__all__ = ["headline", "judge", "official", "robust", "tables", "verifier"]
+__all__ = ["headline", "official", "robust", "tables", "verifier"]
 
 OFFICIAL_TRIES = 5
 """Calls per judge stage in the official protocol before the stage counts as failed (score 0)."""
