@@ -96,8 +96,10 @@ declare_benchmark(
     description="GOBench: geometric optics; understanding (rate generated images) and generation",
     prompt="task.gobench.txt",
     answer="bare",
+    max_new_tokens=2048,
     inference="text arm: the image, then VLMEvalKit GOBenchDataset's SYS + '\\n' + question (the TSV's question where "
-    "the TSV is given, else mcot's rendering of the record with the Total Score line its parser reads), no token cap; "
+    "the TSV is given, else mcot's rendering of the record with the Total Score line its parser reads), at most 2048 "
+    "tokens (VLMEvalKit's API default); "
     "the arms with tools add the canvas system prompt, tool definitions and up to --max-steps turns",
     protocols="mcot.eval.protocols.gobench",
     loader=f"{_LOADERS}.gobench",

@@ -121,6 +121,7 @@ def test_gobench_understanding_sends_sys_and_the_tsvs_question(tmp_path: Path) -
     )
     body = _sent(item, tmp_path)
     assert _user_texts(body) == [case["text"]]
+    assert body["max_tokens"] == 2048 and body["temperature"] == 0  # VLMEvalKit's API wrapper defaults
 
 
 @pytest.mark.parametrize("response", sorted(OFFICIAL["gepbench_find_answer"]["answers"]))
