@@ -37,6 +37,8 @@ select_app = HelpTyper(
 app.add_typer(select_app, name="select")
 env_app = HelpTyper(help="mcot's canvas as a training environment: configs for trainers (docs/training.md).")
 app.add_typer(env_app, name="env")
+mcp_app = HelpTyper(help="mcot's canvas and tools over the Model Context Protocol (the `mcp` extra; docs/mcp.md).")
+app.add_typer(mcp_app, name="mcp")
 
 RUN_HELP = "run directory made by `mcot run` or `mcot imagine`"
 GenWorkers = Annotated[
@@ -377,6 +379,37 @@ def env_verl_config(
 ) -> None:
     """Write the verl tool config of mcot's canvas tools (mcot.env.verl.CanvasTool), one entry per tool."""
     dispatch("env", "write_verl_config", toolset=toolset, out=out, images_root=images_root, overwrite=overwrite)
+
+
+@env_app.command("serve")
+def env_serve(
+    toolset: Annotated[str, typer.Option(metavar="NAME", help="the toolset whose tools a step may call")] = "canvas",
+    port: Annotated[int, typer.Option(metavar="PORT", help="the port to listen on")] = 8000,
+    host: Annotated[str, typer.Option(metavar="HOST", help="the address to listen on (0.0.0.0: every interface)")] = (
+        "127.0.0.1"
+    ),
+    images_root: Annotated[
+        Path | None, typer.Option(metavar="DIR", help="where rows' image paths are relative to (a jsonl export)")
+    ] = None,
+    max_sessions: Annotated[int, typer.Option(metavar="N", help="most sessions (connections) at once")] = 16,
+) -> None:
+    """Serve the canvas environment as an OpenEnv server: reset / step {"tool", "arguments"} / state (`openenv` extra)."""
+    dispatch("serve", "serve_env", toolset=toolset, host=host, port=port, images_root=images_root,
+             max_sessions=max_sessions)  # fmt: skip
+
+
+@mcp_app.command("serve")
+def mcp_serve(
+    toolset: Annotated[str, typer.Option(metavar="NAME", help="the toolset whose tools the server offers")] = "canvas",
+    http: Annotated[
+        str | None, typer.Option(metavar="HOST:PORT", help="serve streamable HTTP here instead of stdio")
+    ] = None,
+    images_root: Annotated[
+        Path | None, typer.Option(metavar="DIR", help="the folder start_canvas may read images from (default: .)")
+    ] = None,
+) -> None:
+    """Serve a toolset as an MCP server (stdio by default), one blank canvas per session (docs/mcp.md)."""
+    dispatch("serve", "serve_mcp", toolset=toolset, http=http, images_root=images_root)
 
 
 @app.command()
