@@ -40,7 +40,9 @@ class Reply:
 def blank_item(size: tuple[int, int] | None = None) -> Item:
     """Return the item of a blank served canvas (of `size`, else a run's blank canvas size)."""
     meta: dict[str, Any] = {"canvas": list(size)} if size else {}
-    return Item(id="canvas", benchmark="canvas", category="canvas", question="", answer="", answer_type="text", meta=meta)
+    return Item(
+        id="canvas", benchmark="canvas", category="canvas", question="", answer="", answer_type="text", meta=meta
+    )
 
 
 class CanvasSession:

@@ -11,7 +11,7 @@ session) gets its own blank canvas; the canvases of closed sessions are dropped 
 from __future__ import annotations
 
 import base64
-import weakref
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,9 @@ from mcot.env.canvas_session import CanvasSession, Reply
 START = "start_canvas"
 GET = "get_canvas"
 SERVER_NAME = "mcot-canvas"
+MAX_CANVASES = 64
+"""The most canvases an HTTP server keeps (the least recently used one goes first): the streamable-HTTP session
+manager bounds the sessions themselves; a canvas takes a few MB."""
 
 START_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -81,13 +84,20 @@ def result(reply: Reply) -> types.CallToolResult:
 def canvas_server(toolset: str = "canvas", images_root: Path | None = None) -> Server[Any]:
     """Return the MCP server offering `toolset` on one canvas per session (images read under `images_root`)."""
     listed = [*own_tools(), *toolset_tools(toolset)]
-    canvases: weakref.WeakKeyDictionary[Any, CanvasSession] = weakref.WeakKeyDictionary()
+    canvases: OrderedDict[str, CanvasSession] = OrderedDict()
 
     def canvas_of(ctx: Any) -> CanvasSession:
-        session = ctx.session
-        if session not in canvases:
-            canvases[session] = CanvasSession(toolset, images_root)
-        return canvases[session]
+        # streamable HTTP hands each request a new ServerSession: its MCP session id says whose canvas it is;
+        # stdio serves one session per process
+        request = getattr(ctx, "request", None)
+        headers = getattr(request, "headers", None)
+        key = str(headers.get("mcp-session-id") or "") if headers is not None else ""
+        if key not in canvases:
+            canvases[key] = CanvasSession(toolset, images_root)
+            while len(canvases) > MAX_CANVASES:  # the least recently used canvas of a long-gone session goes
+                canvases.popitem(last=False)
+        canvases.move_to_end(key)
+        return canvases[key]
 
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)
@@ -147,7 +157,7 @@ def serve(toolset: str = "canvas", http: str | None = None, images_root: Path | 
     import uvicorn
 
     host, port = split_address(http)
-    app = server.streamable_http_app(host=host)
+    app = server.streamable_http_app(host=host, max_sessions=MAX_CANVASES)
     uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")).run()
 
 

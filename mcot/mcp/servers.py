@@ -152,7 +152,9 @@ class MCPServers:
                     f"--mcp {spec.name}: the server did not answer within {START_TIMEOUT_S:g} s ({spec.command})"
                 ) from None
             except Exception as exc:
-                raise UsageError(f"--mcp {spec.name}: the server did not start: {_reason(exc)} ({spec.command})") from None
+                raise UsageError(
+                    f"--mcp {spec.name}: the server did not start: {_reason(exc)} ({spec.command})"
+                ) from None
             self.servers[spec.name] = server
             self._declare(server)
 

@@ -57,7 +57,9 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
 
 
-def _run(items_dir: Path, out: Path, model: str, script: list[Any], variant: str = "", **extra: Any) -> tuple[int, list[Any]]:
+def _run(
+    items_dir: Path, out: Path, model: str, script: list[Any], variant: str = "", **extra: Any
+) -> tuple[int, list[Any]]:
     with FakeProvider(script, default=Reply("\\boxed{C}")) as server:
         url = server.anthropic_url if model.startswith("anthropic") else server.openai_url
         code = run_command(data=items_dir, model=model, out=out, mode="custom", tools="img:*", base_url=[url],
