@@ -25,8 +25,8 @@ START = "start_canvas"
 GET = "get_canvas"
 SERVER_NAME = "mcot-canvas"
 MAX_CANVASES = 64
-"""The most canvases an HTTP server keeps (the least recently used one goes first): the streamable-HTTP session
-manager bounds the sessions themselves; a canvas takes a few MB."""
+"""The most sessions an HTTP server takes at once (its session manager's bound) and canvases it keeps (the least
+recently used goes first); a 1024 × 768 canvas takes a few MB."""
 
 START_SCHEMA: dict[str, Any] = {
     "type": "object",
