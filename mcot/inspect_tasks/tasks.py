@@ -17,7 +17,7 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ContentImage, ContentText
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, Content, ContentImage, ContentText
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from mcot.inspect_tasks.scorers import official
@@ -81,6 +81,8 @@ def canvas_arm(arm: str = "canvas", max_steps: int = DEFAULT_MAX_STEPS) -> Solve
         if not opened.ok:
             raise ValueError(opened.text)
         declared = TOOLSETS.find(arm)
+        if declared is None:
+            raise ValueError(f"-T arm={arm} is no declared toolset")
         canvas = session.episode.canvas
         prompt = load_prompt(declared.system_prompt).render(
             width=canvas.width, height=canvas.height, max_steps=max_steps
@@ -92,7 +94,11 @@ def canvas_arm(arm: str = "canvas", max_steps: int = DEFAULT_MAX_STEPS) -> Solve
         item = state.metadata["item"]
         root = Path(state.metadata["images_root"])
         extra = [ContentImage(image=_data_url((root / path).read_bytes())) for path in item["images"][1:]]
-        opening = [ContentText(text=opened.text), ContentImage(image=_data_url(opened.canvas or b"")), *extra]
+        opening: list[Content] = [
+            ContentText(text=opened.text),
+            ContentImage(image=_data_url(opened.canvas or b"")),
+            *extra,
+        ]
         state.messages = [
             ChatMessageSystem(content=prompt),
             ChatMessageUser(content=[*opening, ContentText(text=state.metadata["task"])]),
