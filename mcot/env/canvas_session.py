@@ -18,6 +18,9 @@ from typing import Any
 from mcot.benchmarks.item import Item
 from mcot.env.episode import OBSERVE_MAX_SIDE, Episode, EpisodeError, item_from_row
 
+BLANK = "canvas"
+"""The benchmark name of a blank served canvas's item (no question, no verifier)."""
+
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 """The largest image a client may send to start a canvas from (base64-decoded)."""
 
@@ -55,6 +58,7 @@ class CanvasSession:
         self.tools = toolset_tools(toolset)
         self.images_root = images_root
         self.episode = Episode.open(blank_item(), self.tools)
+        self._reward: tuple[tuple[int, int, int], float] | None = None
 
     def start(
         self,
@@ -97,8 +101,15 @@ class CanvasSession:
         return bytes(self.episode.canvas.observe(OBSERVE_MAX_SIDE).data)
 
     def reward(self) -> float:
-        """Return the trace verifier's reward of what was drawn (mcot.env.episode.Episode.reward)."""
-        return self.episode.reward()
+        """Return the trace verifier's reward of what was drawn (mcot.env.episode.Episode.reward): 0.0 on a blank
+        canvas (no item, no verifier); computed again only when the calls changed the trace's canvas."""
+        episode = self.episode
+        if episode.item.benchmark == BLANK:
+            return 0.0
+        key = (id(episode), len(episode.canvas.log), len(episode.steps))
+        if self._reward is None or self._reward[0] != key:
+            self._reward = (key, episode.reward())
+        return self._reward[1]
 
     def _readable(self, path: str) -> Path:
         """Return the image file `path` names, refusing one outside the images root."""

@@ -29,7 +29,7 @@ from typing import Any
 from openenv.core.env_server import Action, Environment, Observation, State
 from pydantic import Field
 
-from mcot.env.canvas_session import CanvasSession, _image_bytes
+from mcot.env.canvas_session import BLANK, CanvasSession, _image_bytes
 
 ANSWER = "answer"
 """The action name that ends an episode with the model's final answer."""
@@ -153,7 +153,7 @@ class CanvasOpenEnv(Environment[CanvasAction, CanvasObservation, CanvasState]):
         self._state.answered = True
         item = self.session.episode.item
         drawing = self.session.reward()
-        if item.benchmark == "canvas":  # a blank canvas has no question to be right about
+        if item.benchmark == BLANK:  # a blank canvas has no question to be right about
             return CanvasObservation(text="answer taken (no item: no reward)", done=True, reward=0.0)
         score = score_answer(item, text)
         reward = 1.0 if score.correct is True else 0.0
