@@ -126,3 +126,28 @@ def test_two_clients_at_once_keep_two_canvases(url: str, exported: Path) -> None
         assert red.getpixel((50, 50))[0] > 200 and blue.getpixel((50, 50))[2] > 200
         assert "e2" in one.observation["text"] and "e2" in two.observation["text"]
         assert first.state()["step_count"] == 2 and second.state()["item_id"] is None
+
+
+def test_trls_environment_factory_over_a_list_of_servers(url: str, exported: Path) -> None:
+    import inspect
+
+    from mcot.env import CanvasEnv
+    from mcot.env.remote import remote_environment
+
+    Remote = remote_environment([url, url + "/"])
+    offered = {name for name, _ in inspect.getmembers(Remote, inspect.isfunction) if not name.startswith("_")}
+    local = {name for name, _ in inspect.getmembers(CanvasEnv, inspect.isfunction) if not name.startswith("_")}
+    assert offered == local  # TRL sees the same tools (and reset, get_reward) as with the in-process CanvasEnv
+    assert inspect.signature(Remote.draw_line) == inspect.signature(CanvasEnv.draw_line)
+    row = _row(exported)
+    env = Remote()  # TRL: a no-argument factory, one instance per rollout
+    try:
+        opening = env.reset(**row)
+        assert opening is not None and [block["type"] for block in opening] == ["text", "image", "text"]
+        observed = env.trace_path(points=_route(row), color="blue")
+        assert [block["type"] for block in observed] == ["image", "text"]
+        assert observed[0]["image"].size == (635, 495) and "created e1" in observed[1]["text"]
+        assert env.get_reward() == 1.0
+        assert env.reset(**row, prompt=[{"role": "user", "content": "…"}]) is None and env.get_reward() == 0.0
+    finally:
+        env.client.close()
