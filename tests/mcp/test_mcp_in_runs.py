@@ -145,3 +145,31 @@ def test_mcp_options_are_checked_before_anything_starts(items_dir: Path, tmp_pat
     with pytest.raises(UsageError, match="none is started"):
         run_command(data=items_dir, model="offline", out=tmp_path / "r", mode="custom", tools="img:*")
     assert not (tmp_path / "r").exists()
+
+
+def test_a_study_starts_its_mcp_servers_for_every_models_run(items_dir: Path, tmp_path: Path) -> None:
+    from mcot.study.config import read_study
+    from mcot.study.run import run_study
+
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"text": "stamp", "tool_calls": [{"name": "stamp", "arguments": {"text": "s"}}]},
+                                  {"text": "\\boxed{C}"}]))  # fmt: skip
+    study = tmp_path / "STUDY.toml"
+    study.write_text(
+        f'data = ["{items_dir}"]\narms = ["text"]\ntools = ["img:*"]\n\n'
+        f"[[mcp]]\nname = \"img\"\ncommand = '{COMMAND}'\n\n"
+        f'[[model]]\nspec = "scripted:{script}"\nname = "scripted"\n'
+    )
+    config = read_study(study)
+    assert config.arms == ("text", "custom") and config.mcp == (f"img={COMMAND}",)
+    outcome = run_study(config, tmp_path / "out")
+    run = outcome.runs["scripted"]
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["mcp"][0]["name"] == "img" and manifest["mcp"][0]["version"] == "1.2.3"
+    results = {r["mode"]: r for r in read_jsonl(run / "results.jsonl")}
+    steps = [json.loads(line) for line in (run / results["custom"]["trace"]).read_text().splitlines()]
+    assert any(step.get("tool") == "stamp" and step.get("image") for step in steps)
+    bad = tmp_path / "BAD.toml"
+    bad.write_text(study.read_text().replace('name = "img"', 'name = "i m g"'))
+    with pytest.raises(UsageError, match="--mcp takes NAME=COMMAND"):
+        read_study(bad)
