@@ -5,7 +5,9 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+from mcot.command_options import EnvServeOptions, McpServeOptions
 from mcot.errors import UsageError
+from mcot.options import validated
 
 
 def _check(toolset: str, images_root: Path | None) -> None:
@@ -25,7 +27,8 @@ def _need(module: str, extra: str) -> None:
         raise UsageError(f"this command needs the `{extra}` extra: pip install 'mcot[{extra}]'")
 
 
-def serve_mcp(toolset: str, http: str | None, images_root: Path | None) -> int:
+@validated(McpServeOptions)
+def serve_mcp(toolset: str = "canvas", http: str | None = None, images_root: Path | None = None) -> int:
     """Serve the toolset over MCP until stopped; return the exit code (0)."""
     _need("mcp", "mcp")
     _check(toolset, images_root)
@@ -40,14 +43,17 @@ def serve_mcp(toolset: str, http: str | None, images_root: Path | None) -> int:
     return 0
 
 
-def serve_env(toolset: str, host: str, port: int, images_root: Path | None, max_sessions: int) -> int:
+@validated(EnvServeOptions)
+def serve_env(
+    toolset: str = "canvas",
+    port: int = 8000,
+    host: str = "127.0.0.1",
+    images_root: Path | None = None,
+    max_sessions: int = 16,
+) -> int:
     """Serve the canvas environment over OpenEnv's HTTP/WebSocket protocol until stopped; return the exit code (0)."""
     _need("openenv", "openenv")
     _check(toolset, images_root)
-    if not 0 < port < 65536:
-        raise UsageError(f"--port must be between 1 and 65535 (got {port})")
-    if not 1 <= max_sessions <= 1024:
-        raise UsageError(f"--max-sessions must be between 1 and 1024 (got {max_sessions})")
     from mcot.env.openenv_server import serve
 
     serve(toolset, host, port, Path(images_root) if images_root is not None else None, max_sessions)
