@@ -10,10 +10,10 @@ EXTRAS = {"mcp", "mcp_types", "openenv", "inspect_ai", "uvicorn", "gradio", "fas
 
 
 def _loaded(code: str) -> set[str]:
-    probe = f"{code}\nimport sys\nprint(' '.join(sorted(sys.modules)))"
+    probe = f"{code}\nimport sys\nprint('\\n' + ' '.join(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    return {name.split(".")[0] for name in done.stdout.split()}
+    return {name.split(".")[0] for name in done.stdout.strip().splitlines()[-1].split()}
 
 
 def test_help_and_the_run_path_load_no_extra() -> None:
