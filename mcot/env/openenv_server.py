@@ -22,6 +22,7 @@ others; a step never raises for a bad call (it observes the error text).
 from __future__ import annotations
 
 import base64
+import logging
 import re
 from pathlib import Path
 from typing import Any
@@ -183,8 +184,18 @@ def app(toolset: str = "canvas", images_root: Path | None = None, max_sessions: 
     )
 
 
+class _ClosedByClient(logging.Filter):
+    """Drop the traceback openenv-core's WebSocket endpoint logs when it closes a socket the client closed first
+    (every `GenericEnvClient.close()`): the session ended normally."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return type(error).__name__ not in ("WebSocketDisconnect", "ClientDisconnected")
+
+
 def serve(toolset: str, host: str, port: int, images_root: Path | None = None, max_sessions: int = 16) -> None:
     """Serve the environment with uvicorn until stopped; returns None."""
     import uvicorn
 
+    logging.getLogger("uvicorn.error").addFilter(_ClosedByClient())
     uvicorn.run(app(toolset, images_root, max_sessions), host=host, port=port, log_level="warning")
