@@ -30,7 +30,7 @@ from mcot.agents.messages import (
     system,
     user,
 )
-from mcot.agents.prompts import GENERATED_SYSTEM_PROMPT, load_prompt, render_task, tool_summaries
+from mcot.agents.prompts import GENERATED_SYSTEM_PROMPT, load_prompt, load_template, render_task, tool_summaries
 from mcot.agents.toolbox import Toolbox, ToolOutcome, outcome
 from mcot.agents.trace import Recorder
 
@@ -66,6 +66,32 @@ def image_part(path: Path, *, canvas: bool = False) -> ImagePart:
             image.convert("RGBA" if "A" in image.getbands() else "RGB").save(buffer, format="PNG")
             data, media = buffer.getvalue(), "image/png"
     return ImagePart(data, media, canvas)
+
+
+def arm_system_prompt(
+    template: str | None,
+    names: tuple[str, ...],
+    schemas: list[dict[str, Any]],
+    *,
+    width: int,
+    height: int,
+    max_steps: int,
+    sees_canvas: bool = True,
+) -> str:
+    """Return the system prompt of an arm with tools: its toolset's `template` filled (plus the domain-tools and
+    canvas-blind notes where they apply), or, with no template, `system.generated.txt` listing the arm's own tools
+    (`schemas`, Chat Completions entries), so that no arm is told of a tool it does not offer."""
+    sizes = {"width": width, "height": height, "max_steps": max_steps}
+    if template is None:
+        listing = "\n".join(f"- {name}: {summary}" for name, summary in tool_summaries(schemas))
+        return load_prompt(GENERATED_SYSTEM_PROMPT).render(tool_listing=listing, **sizes)
+    prompt = load_template(template).render(**sizes)
+    if any(drawn_by(name) == "tool" for name in names):
+        # only an arm that offers domain tools is told about them: the canvas arm's prompt names none
+        prompt += "\n\n" + load_prompt("system.domain-tools.txt").render()
+    if not sees_canvas:
+        prompt += "\n\n" + load_prompt("system.canvas-blind.txt").render()
+    return prompt
 
 
 @dataclass
@@ -157,18 +183,15 @@ class Session:
     def _system_text(self) -> str:
         """Return the system prompt of an arm with tools: its toolset's template, else one made from its tools."""
         assert self.tools is not None
-        sizes = {"width": self.canvas.width, "height": self.canvas.height, "max_steps": self.budget.max_steps}
-        if self.system_prompt is None:
-            schemas = self.tools.schemas("openai")
-            listing = "\n".join(f"- {name}: {summary}" for name, summary in tool_summaries(schemas))
-            return load_prompt(GENERATED_SYSTEM_PROMPT).render(tool_listing=listing, **sizes)
-        prompt = load_prompt(self.system_prompt).render(**sizes)
-        if any(drawn_by(name) == "tool" for name in self.tools.names):
-            # only an arm that offers domain tools is told about them: the canvas arm's prompt names none
-            prompt += "\n\n" + load_prompt("system.domain-tools.txt").render()
-        if not self.sees_canvas:
-            prompt += "\n\n" + load_prompt("system.canvas-blind.txt").render()
-        return prompt
+        return arm_system_prompt(
+            self.system_prompt,
+            self.tools.names,
+            self.tools.schemas("openai"),
+            width=self.canvas.width,
+            height=self.canvas.height,
+            max_steps=self.budget.max_steps,
+            sees_canvas=self.sees_canvas,
+        )
 
     def _sent_once(self) -> dict[str, Any]:
         """Return `{"sent": ...}` for the first model step of the trace, `{}` after it."""
