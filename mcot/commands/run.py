@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -23,13 +26,28 @@ def run_items(**options: Any) -> int:
     0: every pair ended with an answer; 3: some pair failed; 4: --max-cost stopped the run; 130: interrupted.
     """
     config = RunConfig(**options)
-    config.arms  # noqa: B018 - an unknown arm or tool is a UsageError before anything is loaded
-    try:
-        with run_lock(config.out, "mcot run"):  # one writer per run directory: a second one refuses at once
-            summary = run_all(config)
-    except ValueError as exc:  # a bad model spec or dataset reaches the user as one line
-        raise UsageError(str(exc)) from exc
+    with mcp_servers(config):  # their tools are declared before the arms that name them are read
+        config.arms  # noqa: B018 - an unknown arm or tool is a UsageError before anything is loaded
+        try:
+            with run_lock(config.out, "mcot run"):  # one writer per run directory: a second one refuses at once
+                summary = run_all(config)
+        except ValueError as exc:  # a bad model spec or dataset reaches the user as one line
+            raise UsageError(str(exc)) from exc
+    if config.limit or config.sample:
+        typer.echo(f"coverage ({_chosen(config)}): {run_coverage(summary.run_dir)}")
     return report_end(summary, describe_arms(config.arms))
+
+
+@contextlib.contextmanager
+def mcp_servers(config: RunConfig) -> Iterator[None]:
+    """Keep the `--mcp` servers of a run started (and their tools declared) for the body's duration."""
+    if not config.mcp:
+        yield
+        return
+    from mcot.mcp.servers import started
+
+    with started(config.mcp, config.mcp_timeout):
+        yield
 
 
 def report_end(summary: RunSummary, arms: str) -> int:
@@ -77,3 +95,17 @@ def print_summary(summary: RunSummary, arms: str) -> None:
         f"details in {summary.run_dir / 'results.jsonl'}",
         err=True,
     )
+
+
+def _chosen(config: RunConfig) -> str:
+    if config.sample:
+        return f"a sample of {config.sample} stratified by benchmark and category, seed {config.seed or 0}"
+    return f"the first {config.limit} items"
+
+
+def run_coverage(run_dir: Path) -> str:
+    """Return the coverage line of a run's frozen items (which benchmarks and categories, how many of each)."""
+    from mcot.benchmarks.item import read_items
+    from mcot.sampling import coverage
+
+    return coverage(read_items(run_dir))
