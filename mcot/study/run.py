@@ -50,7 +50,7 @@ def study_items(config: StudyConfig, out: Path) -> Path:
     state_path = out / STATE
     made_from = {"data": [str(path) for path in config.data], "limit": config.limit}
     if state_path.is_file():
-        recorded = json.loads(state_path.read_text(encoding="utf-8"))
+        recorded = _study_record(state_path)
         if {key: recorded.get(key) for key in made_from} != made_from:
             raise UsageError(
                 f"{out} holds a study of other data ({recorded.get('data')}, limit {recorded.get('limit')}); "
@@ -64,6 +64,34 @@ def study_items(config: StudyConfig, out: Path) -> Path:
 
     write_text_atomic(state_path, json_text({**made_from, "source": str(config.source)}))
     return items
+
+
+def _study_record(path: Path) -> dict[str, Any]:
+    """Return DIR/study.json, the record of what the study was made from; UsageError naming it when it is not one."""
+    from mcot.benchmarks.inputs import YAML_MAX_BYTES, read_regular
+
+    try:
+        recorded = json.loads(read_regular(path, what="study record", max_bytes=YAML_MAX_BYTES).decode("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(
+            f"{path} is not a study record mcot can read ({exc}); remove it or use another --out"
+        ) from None
+    if not isinstance(recorded, dict):
+        raise UsageError(f"{path} is not a study record (a JSON object); remove it or use another --out")
+    return recorded
+
+
+def refuse_reading_from(config: StudyConfig, out: Path) -> None:
+    """Raise UsageError when a data entry of the study is DIR or inside it, or DIR inside one (the study writes
+    DIR/items and DIR/MODEL: it would overwrite what it reads); returns nothing otherwise."""
+    target = Path(out).resolve()
+    for data in config.data:
+        source = Path(data).resolve()
+        if source == target or source.is_relative_to(target) or target.is_relative_to(source):
+            raise UsageError(
+                f"the study's data {data} is inside --out {out} (or holds it): the study writes there; "
+                "give another --out"
+            )
 
 
 def _merge_data(config: StudyConfig, out: Path, items: Path) -> None:
