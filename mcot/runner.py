@@ -11,6 +11,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcot.benchmarks.inputs import NotRegularFile, check_source
 from mcot.benchmarks.item import ITEMS_FILE, Item, ItemError, iter_items, read_items
 from mcot.breaker import CircuitBreaker, check_endpoints, record_not_started
 from mcot.errors import UsageError
@@ -72,6 +73,10 @@ def prepare_dataset(data: Path, fmt: str | None, run_root: Path, **convert_optio
     data = Path(data)
     if not data.exists():
         raise UsageError(f"--data {data} does not exist")
+    try:
+        check_source(data, what="--data")
+    except NotRegularFile as exc:
+        raise UsageError(str(exc)) from None
     if fmt in (None, "items") and (data / ITEMS_FILE).is_file():
         return data.resolve()
     converted = run_root / CONVERTED
@@ -472,6 +477,7 @@ async def drive(
             summary.stopped = "interrupt"
             summary.cancelled = await _wind_down(tasks, interrupts)
         elif summary.stopped == "breaker" and observer is not None:
+
             def append(record: dict[str, Any]) -> None:
                 run_dir.append_result(record)
                 outcomes.note(record)
