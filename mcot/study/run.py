@@ -149,6 +149,7 @@ def run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOut
     out = Path(out)
     planned = [(model, config.run_config(model, out / ITEMS, out / RUNS / model.name)) for model in config.models]
     judge = _judge(config)
+    _check_models(planned)
     study_items(config, out)
     outcome = StudyOutcome(out)
     for model, run_config in planned:
@@ -181,15 +182,33 @@ def scored_as(run: Path, config: StudyConfig) -> bool:
     return protocol == config.protocol and manifest.judge_spec == config.judge
 
 
+def _check_models(planned: list[tuple[ModelEntry, Any]]) -> None:
+    """Refuse the study (UsageError naming the URL) when a model's endpoints accept no connection, before the
+    study writes anything (each run checks again when it starts)."""
+    from mcot.agents import load_model
+    from mcot.breaker import check_endpoints_now
+
+    for model, run_config in planned:
+        with model_key(model):
+            try:
+                backend = load_model(run_config.model, base_url=run_config.base_url or None)
+            except ValueError as exc:
+                raise UsageError(f"model {model.name}: {exc}") from exc
+            check_endpoints_now(backend)
+
+
 def _judge(config: StudyConfig) -> Any:
     if config.judge is None:
         return None
+    from mcot.breaker import check_endpoints_now
     from mcot.judging import judge_from_spec
 
     try:
-        return judge_from_spec(config.judge, config.judge_base_url)
+        judge = judge_from_spec(config.judge, config.judge_base_url)
     except Exception as exc:  # an unknown or unusable spec: the backend's message says what to fix
         raise UsageError(f"cannot use judge {config.judge!r}: {exc}") from exc
+    check_endpoints_now(judge)  # a dead judge endpoint refuses the study before anything runs
+    return judge
 
 
 def _score(run: Path, judge: Any, protocol: str) -> None:
