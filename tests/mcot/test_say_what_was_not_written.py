@@ -46,3 +46,16 @@ def test_plan_with_a_vanishing_effect_is_one_line() -> None:
     assert result.exit_code == 2
     assert result.output.strip() == "mcot: an effect of 1e-300 is too small to plan for: no finite number of items " \
                                     "detects it"  # fmt: skip
+
+
+def test_a_cache_that_is_a_file_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    from hostile_servers import items_dir
+
+    cache = tmp_path / "cache"
+    cache.write_text("not a folder")
+    result = CliRunner().invoke(app, ["run", "--data", str(items_dir(tmp_path)), "--model", "offline", "--mode",
+                                      "text", "--cache", str(cache), "--out", str(tmp_path / "run")])  # fmt: skip
+    assert result.exit_code == 2
+    assert result.output.strip() == f"mcot: --cache {cache} is not a folder: give the folder the response cache " \
+                                    "lives in"  # fmt: skip
+    assert not (tmp_path / "run").exists()
