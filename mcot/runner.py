@@ -145,6 +145,15 @@ def inference_notes(benchmarks: list[str]) -> dict[str, dict[str, Any]]:
     return notes
 
 
+def _has_an_answer(root: Path) -> bool:
+    """Return whether any pair of the run at `root` ended with an answer (a ledger line of status "ok")."""
+    from mcot.rundir import read_jsonl
+    from mcot.rundir.layout import RESULTS
+
+    path = root / RESULTS
+    return path.is_file() and any(row.get("status") == "ok" for row in read_jsonl(path))
+
+
 def open_or_refuse(run_dir: RunDir, manifest: Manifest, frozen: FrozenItems, concurrency: int) -> Manifest:
     """Return the manifest this session works under: the new one, or the existing one with a session appended.
 
@@ -157,6 +166,12 @@ def open_or_refuse(run_dir: RunDir, manifest: Manifest, frozen: FrozenItems, con
         return manifest
     existing = run_dir.read_manifest()
     conflicts = resume_conflicts(existing, manifest)
+    if conflicts and not _has_an_answer(run_dir.root):
+        print(f"mcot: {run_dir.root} has no answer yet, so it takes the new settings ({'; '.join(conflicts)})",
+              file=sys.stderr)  # fmt: skip
+        frozen.write_copy(run_dir.root)
+        run_dir.write_manifest(manifest)
+        return manifest
     if conflicts:
         raise UsageError(
             f"{run_dir.root} was made with other settings, so resuming it would mix two experiments: "

@@ -59,3 +59,20 @@ def test_a_cache_that_is_a_file_is_refused_before_anything_is_written(tmp_path: 
     assert result.output.strip() == f"mcot: --cache {cache} is not a folder: give the folder the response cache " \
                                     "lives in"  # fmt: skip
     assert not (tmp_path / "run").exists()
+
+
+def test_a_run_folder_without_an_answer_takes_the_corrected_settings(tmp_path: Path) -> None:
+    from hostile_servers import items_dir, mcot
+
+    from mcot.testing import Fail, FakeProvider
+
+    items, run = items_dir(tmp_path), tmp_path / "run"
+    with FakeProvider(default=Fail(404, message="The model `wrong` does not exist.")) as server:
+        first = mcot("run", "--data", items, "--model", "openai-compatible:wrong", "--mode", "text",
+                     "--base-url", server.openai_url, "--out", run, "--max-tries", "1")  # fmt: skip
+    assert first.code == 3, first.stderr
+    second = mcot("run", "--data", items, "--model", "offline", "--mode", "text", "--out", run)
+    assert second.code == 0, second.stderr
+    assert f"mcot: {run} has no answer yet, so it takes the new settings (" in second.stderr
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["model"]["spec"] == "offline"
