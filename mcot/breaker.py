@@ -5,7 +5,8 @@ backends without one, such as offline, scripted and replay, have nothing to chec
 when none can be reached the run is refused (UsageError, exit 2) naming the URLs; when some can, it goes on
 with a warning and the endpoint pool rests the others.
 
-`CircuitBreaker` hears every model call's outcome (the runner's call observer passes them on). After
+`CircuitBreaker` hears every model call's outcome (a permanent answer — 401, 403, or 404 "model does not
+exist" — opens it at once, `is_permanent`) (the runner's call observer passes them on). After
 `threshold` attempts in a row across pairs that could not even connect, it opens: the runner starts no more
 pairs and records those it did not start as failed with the breaker's cause (so the run exits 3 and says how
 to resume), and the retry loops of the pairs in flight stop retrying (`halt_reason`). Any other outcome (an
@@ -45,6 +46,13 @@ class CircuitBreaker:
         """Count one attempt's outcome (None: it succeeded); once open, the breaker stays open for the session."""
         if self.opened is not None:
             return
+        if failure is not None and is_permanent(failure):
+            self.last = failure.reason
+            self.opened = (
+                f"the endpoint gave a permanent answer (HTTP {failure.status}: {failure.reason}); correct the model "
+                "name or the key"
+            )
+            return
         if failure is None or not failure.cannot_connect:
             self.in_row = 0
             return
@@ -62,6 +70,24 @@ class CircuitBreaker:
     def cause(self) -> str:
         """Return the failure cause recorded for a pair the open breaker kept from starting."""
         return f"not started: {self.opened}; re-run the same command once it answers (the last: {self.last})"
+
+
+PERMANENT_STATUSES = (401, 403)
+"""HTTP statuses no retry can change (a wrong or forbidden key): the first one opens the breaker."""
+
+
+def is_permanent(failure: Failure) -> bool:
+    """Return whether a failure is an answer no retry changes: 401/403, or 404 saying the model does not exist."""
+    if failure.status in PERMANENT_STATUSES:
+        return True
+    reason = failure.reason.lower()
+    return (
+        failure.status == 404
+        and "model" in reason
+        and any(
+            words in reason for words in ("does not exist", "not found", "not exist", "unknown model", "no such model")
+        )
+    )
 
 
 def record_not_started(append: Callable[[dict[str, Any]], None], pairs: Iterable[tuple[Item, str]], cause: str) -> int:

@@ -68,3 +68,20 @@ def test_a_base_url_that_is_not_http_is_refused_in_one_line(name: str, made: dic
     assert done.code == 2, (name, done.stderr)
     assert "only http:// and https:// URLs are accepted" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "fail",
+    [(404, "The model `wrong` does not exist."), (401, "Incorrect API key provided"), (403, "Forbidden")],
+)
+def test_a_permanent_answer_stops_the_run_at_once(fail: tuple[int, str], tmp_path: Path) -> None:
+    from mcot.testing import Fail, FakeProvider
+
+    items = items_dir(tmp_path, 12)
+    with FakeProvider(default=Fail(fail[0], message=fail[1])) as server:
+        done = mcot("run", "--data", items, "--model", "openai-compatible:wrong", "--mode", "text", "--base-url",
+                    server.openai_url, "--out", tmp_path / "run", "--concurrency", "1", env=KEY)  # fmt: skip
+        asked = len(server.requests)
+    assert done.code == 3, done.stderr
+    assert asked < 12  # not every pair is tried: the first permanent answer stops the run
+    assert f"HTTP {fail[0]}" in done.stderr or f"HTTP {fail[0]}" in done.stdout
