@@ -33,6 +33,7 @@ from mcot.eval.ratings import read_raters
 from mcot.eval.registry import scoring_spec
 from mcot.eval.verify import verify_trace
 
+from mcot.registry import PROTOCOLS as PROTOCOL_REGISTRY
 from mcot.rundir import (
     ROBUST_SCORES,
     SCORES,
@@ -50,7 +51,8 @@ CACHE_ENV = "MCOT_JUDGE_CACHE"
 CACHE_DIR = "judge-cache"
 BOTH = "both"
 SCORING_CHOICES = (*PROTOCOLS, BOTH)
-"""What `score_run(protocol=...)` and `mcot score --protocol` accept: official, robust, both."""
+"""mcot's own choices of `score_run(protocol=...)` and `mcot score --protocol`: official, robust, both; a plugin's
+`declare_protocol` adds its names (check_protocol reads the registry)."""
 
 
 @dataclass
@@ -165,10 +167,12 @@ async def score_results(
 
 
 def check_protocol(protocol: str) -> str:
-    """Return `protocol` when it is one of SCORING_CHOICES; raise EvalError naming the choices otherwise."""
-    if protocol not in SCORING_CHOICES:
-        raise EvalError(f"unknown scoring protocol {protocol!r}; choose one of {', '.join(SCORING_CHOICES)}")
-    return protocol
+    """Return `protocol` when it is "both" or a registered protocol (mcot's or a plugin's `declare_protocol`);
+    raise EvalError naming the choices otherwise."""
+    if protocol == BOTH or protocol in PROTOCOL_REGISTRY:
+        return PROTOCOL_REGISTRY.entry(protocol).name if protocol != BOTH else BOTH
+    choices = ", ".join((*PROTOCOL_REGISTRY.names(), BOTH))
+    raise EvalError(f"unknown scoring protocol {protocol!r}; choose one of {choices}")
 
 
 def score_run(
@@ -192,7 +196,7 @@ def score_run(
     refused with RatingsError, before anything is written): the report gains "Judge and people", and
     RUN/scores.human.jsonl holds the people's verdicts of the first protocol's scores (removed without `human`).
     """
-    check_protocol(protocol)
+    protocol = check_protocol(protocol)
     raters = read_raters(human)
     run = open_run(run_root)
     templates = load_templates(template)
@@ -209,7 +213,7 @@ def score_run(
             protocol=name,
         )
 
-    first = ROBUST if protocol == ROBUST else OFFICIAL
+    first = OFFICIAL if protocol == BOTH else protocol
     summary = asyncio.run(score_results(run, scorer(first), concurrency=concurrency))
     write_scores(run.root, summary.scores)
     robust_path = run.root / ROBUST_SCORES
