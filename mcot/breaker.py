@@ -24,6 +24,7 @@ from mcot.errors import UsageError
 if TYPE_CHECKING:
     from mcot.agents.retry import Failure
     from mcot.benchmarks.item import Item
+    from mcot.rundir.results import Result
 
 BREAKER_THRESHOLD = 10
 """Attempts in a row, across pairs, that could not connect, after which a run starts no more pairs."""
@@ -48,7 +49,9 @@ class CircuitBreaker:
         self.in_row += 1
         self.last = failure.reason
         if self.in_row >= self.threshold:
-            self.opened = f"the model endpoint accepts no connection ({self.in_row} attempts in a row failed to connect)"
+            self.opened = (
+                f"the model endpoint accepts no connection ({self.in_row} attempts in a row failed to connect)"
+            )
 
     def halt_reason(self) -> str | None:
         """Return why retries should stop (the breaker is open), or None."""
@@ -59,9 +62,7 @@ class CircuitBreaker:
         return f"not started: {self.opened}; re-run the same command once it answers (the last: {self.last})"
 
 
-def record_not_started(
-    append: Callable[[dict[str, Any]], None], pairs: Iterable[tuple[Item, str]], cause: str
-) -> int:
+def record_not_started(append: Callable[[Result], None], pairs: Iterable[tuple[Item, str]], cause: str) -> int:
     """Append a failure record with `cause` for each (item, arm) that did not start; return how many."""
     from mcot.executors.records import failure_record
 
@@ -89,7 +90,5 @@ async def check_endpoints(backend: Any) -> None:
         return
     named = "; ".join(f"{url} ({why})" for url, why in list(dead.items())[:3])
     if len(dead) == len(found):
-        raise UsageError(
-            f"cannot connect to {named}; nothing was run or paid: start the server or correct --base-url"
-        )
+        raise UsageError(f"cannot connect to {named}; nothing was run or paid: start the server or correct --base-url")
     print(f"mcot: no connection to {named}; the run goes on with the other endpoints", file=sys.stderr)

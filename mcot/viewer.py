@@ -33,7 +33,7 @@ from urllib.parse import quote
 
 from mcot.eval.advice import MISSING_STATUS
 from mcot.eval.ratings import rating_form
-from mcot.rundir import SCORES, Run, compact_json, latest_by_key, open_run, read_jsonl, write_text_atomic
+from mcot.rundir import SCORES, Result, Run, compact_json, open_run, read_jsonl, write_text_atomic
 
 TEMPLATE = "viewer.html"
 SHARD_BYTES = 256 * 1024
@@ -78,10 +78,10 @@ def step_counts(steps: Iterable[dict[str, Any]]) -> StepCounts:
     return counts
 
 
-def correctness(result: dict[str, Any] | None, score: dict[str, Any] | None) -> str:
+def correctness(result: Result | None, score: dict[str, Any] | None) -> str:
     """Return the answer class of a pair: right, wrong, rated, error, unjudged or unscored (CORRECTNESS)."""
     if score is None:
-        return "error" if result is not None and result.get("status", "ok") != "ok" else "unscored"
+        return "error" if result is not None and not result.ok else "unscored"
     method = score.get("method")
     if method == "error":
         return "error"
@@ -174,29 +174,29 @@ def _shown_step(step: dict[str, Any], links: _Links) -> dict[str, Any]:
 
 
 def _detail(
-    run: Run, item_id: str, arm: str, result: dict[str, Any] | None, score: dict[str, Any] | None, links: _Links
+    run: Run, item_id: str, arm: str, result: Result | None, score: dict[str, Any] | None, links: _Links
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Return the shard record of one pair and its trace steps."""
     item = run.items.get(item_id)
-    result = result or {}
-    steps = (run.trace(item_id, arm) or []) if result.get("trace") else []
-    images = result.get("images") or ([result["image"]] if result.get("image") else [])
+    result = result or Result(id=item_id, mode=arm, prediction=None, latency_s=None)
+    steps = (run.trace(item_id, arm) or []) if result.trace else []
+    images = result.images or ([result.image] if result.image else [])
     meta = item.meta if item is not None else {}
     reference = meta.get("reference_image") or (
         item.answer if item is not None and item.answer_type == "image" else None
     )
-    metas = result.get("image_meta") or []
+    metas = result.image_meta or []
     detail = {
         "choices": item.choices if item is not None else None,
         "answer": item.answer if item is not None else None,
         "answer_type": item.answer_type if item is not None else None,
         "item_images": [links.item(path) for path in (item.images if item is not None else [])],
         "reference": links.item(reference) if reference else None,
-        "prediction": result.get("prediction"),
-        "error": result.get("error") or ((score or {}).get("details") or {}).get("reason"),
-        "usage": result.get("usage"),
-        "latency_s": result.get("latency_s"),
-        "generator": result.get("generator"),
+        "prediction": result.prediction,
+        "error": result.error or ((score or {}).get("details") or {}).get("reason"),
+        "usage": result.usage.model_dump(exclude_unset=True) if "usage" in result.model_fields_set else None,
+        "latency_s": result.latency_s,
+        "generator": result.generator,
         "outputs": [links.run(path) for path in images],
         "output_source": (metas[0] or {}).get("source") if metas and isinstance(metas[0], dict) else None,
         "image_meta": metas or None,
@@ -238,7 +238,7 @@ def viewer_data(run: Run, page_dir: Path, *, rate: bool = False) -> tuple[dict[s
     gives), `key` (its localStorage key), `forms` (the distinct rating forms) and `form` (per trace, the index of
     its form, -1 for a pair the run failed on); a generated image's detail holds its authenticity `questions`.
     """
-    scores = latest_by_key(read_jsonl(run.root / SCORES))
+    scores = {(str(row.get("id")), str(row.get("mode"))): row for row in read_jsonl(run.root / SCORES)}
     links = _Links(page_dir, run.root, run.items_root)
     arms, benchmarks, categories, statuses, labels = _Table(), _Table(), _Table(), _Table(), _Table()
     forms = _Table()
@@ -270,14 +270,16 @@ def viewer_data(run: Run, page_dir: Path, *, rate: bool = False) -> tuple[dict[s
         result, score = run.results.get((item_id, arm)), scores.get((item_id, arm))
         item = run.items.get(item_id)
         if item_id not in item_rows:
-            benchmark = (item.benchmark if item else None) or (result or score or {}).get("benchmark") or "?"
-            category = (item.category if item else None) or (result or score or {}).get("category") or "?"
+            recorded = result.to_json() if result is not None else score or {}
+            benchmark = (item.benchmark if item else None) or recorded.get("benchmark") or "?"
+            category = (item.category if item else None) or recorded.get("category") or "?"
             item_rows[item_id] = len(items)
             items.append(
                 [item_id, item.question if item else "", benchmarks.index(benchmark), categories.index(category)]
             )
         detail, steps = _detail(run, item_id, arm, result, score, links)
-        status = (result or {}).get("status") or ((score or {}).get("details") or {}).get("status") or MISSING_STATUS
+        status = result.status if result is not None else ((score or {}).get("details") or {}).get("status")
+        status = status or MISSING_STATUS
         answer_class = correctness(result, score)
         if rate:
             details = (score or {}).get("details") or {}
@@ -297,7 +299,7 @@ def viewer_data(run: Run, page_dir: Path, *, rate: bool = False) -> tuple[dict[s
                 VERDICTS.index(verdict["verdict"] if verdict else "none"),
                 *counts.as_row(),
                 len(detail.get("outputs", [])),
-                1 if (result or {}).get("generator") else 0,
+                1 if result is not None and result.generator else 0,
                 len(shards),
                 labels.index(label) if (label := rating_label(score)) else -1,
             ]

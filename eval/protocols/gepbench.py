@@ -10,7 +10,6 @@ of the 12 cells (as in the paper). No trace verifier.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from mcot.benchmarks.item import Item
 from mcot.eval.extract import extract_choice_robust, last_standalone_letter, option_letters
@@ -19,7 +18,7 @@ from mcot.eval.match import normalize_text
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, pct, tally
 
-from mcot.rundir import Score
+from mcot.rundir import Result, Score
 
 __all__ = ["headline", "official", "robust", "tables", "verifier"]
 
@@ -50,16 +49,20 @@ def _settle(scorer: Scorer, item: Item, score: Score, letter: str | None, match:
     scorer.settle(score, letter is not None and letter == expected, match=match)
 
 
-async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def official(scorer: Scorer, item: Item, text: str, result: Result) -> Score:
     """Score by the paper's rule: the last standalone upper-case option letter in the response; none → wrong."""
+    score = scorer.score_for(item, result)
     letter = last_standalone_letter(text, option_letters(item.choices))
     _settle(scorer, item, score, letter, "letter" if letter else "no-letter")
+    return score
 
 
-async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def robust(scorer: Scorer, item: Item, text: str, result: Result) -> Score:
     """Score by mcot's reading: boxed and explicit answers, negations, echoes, choice texts, lone lower-case letters."""
+    score = scorer.score_for(item, result)
     letter, match = extract_choice_robust(text, item.choices)
     _settle(scorer, item, score, letter, match)
+    return score
 
 
 def cell_accuracies(scores: Sequence[Score]) -> list[float | None]:

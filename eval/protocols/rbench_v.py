@@ -27,7 +27,7 @@ from mcot.eval.match import Match, match_angle, match_answer, parse_number, pars
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, pct, tally
 
-from mcot.rundir import Score
+from mcot.rundir import Result, Score
 
 __all__ = ["headline", "official", "robust", "tables", "verifier"]
 
@@ -57,8 +57,9 @@ def exact_reading(text: str, answer: str) -> str | None:
     return None
 
 
-async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def official(scorer: Scorer, item: Item, text: str, result: Result) -> Score:
     """RBench-V official: judge extraction, exact string or the judge's 0/1 verdict; 5 failed tries score 0."""
+    score = scorer.score_for(item, result)
     if scorer.judge is None:
         rule = exact_reading(text, item.answer)
         if rule is not None:
@@ -66,7 +67,7 @@ async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any]
             scorer.settle(score, True, "rule", match=rule)
         else:
             scorer.unjudged(score, "official protocol: only a judge extracts the answer (no --judge given)")
-        return
+        return score
     template = scorer.templates
     extraction = await judges.ask_judge_retrying(
         scorer.judge,
@@ -82,12 +83,12 @@ async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any]
     score.judge = records[0]
     if extraction.error:
         scorer.judge_failed(score, extraction)
-        return
+        return score
     extracted = str(extraction.value)
     score.extracted = extracted
     if extracted.strip() == item.answer.strip():
         scorer.settle(score, True, "judge", match="exact-after-extraction")
-        return
+        return score
     verdict = await judges.ask_judge_retrying(
         scorer.judge,
         template["rbench_verdict"],
@@ -103,8 +104,9 @@ async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any]
     score.judge = {**records[-1], "stages": records}
     if verdict.error:
         scorer.judge_failed(score, verdict)
-        return
+        return score
     scorer.settle(score, bool(verdict.value), "judge", match="judge-verdict")
+    return score
 
 
 def rbench_match(extracted: str, item: Item, rel_tol: float) -> Match:
@@ -125,8 +127,9 @@ def rbench_match(extracted: str, item: Item, rel_tol: float) -> Match:
     return match_answer(extracted, item.answer, answer_type=item.answer_type, choices=item.choices, rel_tol=rel_tol)
 
 
-async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def robust(scorer: Scorer, item: Item, text: str, result: Result) -> Score:
     """RBench-V robust: the last boxed answer (or option letter) by rules, else judge extraction, rules, 0/1 verdict."""
+    score = scorer.score_for(item, result)
     extracted = extract_boxed(text)
     if extracted is None and item.answer_type == "choice":
         extracted = extract_choice(text, item.choices)
@@ -135,10 +138,10 @@ async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], 
         verdict = rbench_match(extracted, item, scorer.rel_tol)
         if verdict.equal is not None:
             scorer.settle(score, verdict.equal, match=verdict.rule, **verdict.details)
-            return
+            return score
     if scorer.judge is None:
         scorer.unjudged(score, "no boxed answer" if extracted is None else "rules cannot compare the answers")
-        return
+        return score
     records: list[dict[str, Any]] = []
     if extracted is None:
         reply = await scorer.ask("rbench_extract", judges.parse_extraction, question=item.question, response=text)
@@ -146,16 +149,16 @@ async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], 
         score.judge = records[-1]
         if reply.error:
             scorer.judge_failed(score, reply)
-            return
+            return score
         extracted = reply.value
         score.extracted = extracted
         if extracted is None:
             scorer.settle(score, False, "judge", match="judge-found-no-answer")
-            return
+            return score
         ruled = rbench_match(extracted, item, scorer.rel_tol)
         if ruled.equal is not None:
             scorer.settle(score, ruled.equal, "judge", match=ruled.rule, extracted_by="judge", **ruled.details)
-            return
+            return score
     reply = await scorer.ask(
         "rbench_verdict", judges.parse_binary, question=item.question, answer=item.answer, extracted=extracted
     )
@@ -163,8 +166,9 @@ async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], 
     score.judge = records[-1] if len(records) == 1 else {**records[-1], "stages": records}
     if reply.error:
         scorer.judge_failed(score, reply)
-        return
+        return score
     scorer.settle(score, bool(reply.value), "judge", match="judge-verdict")
+    return score
 
 
 def tables(scores: Sequence[Score]) -> list[Table]:
