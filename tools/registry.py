@@ -44,7 +44,7 @@ class Output:
 class Context:
     """What a tool function may touch (public as `mcot.Context`; docs/extending.md, "What a tool gets").
 
-    `canvas` is the pair's `mcot.canvas.Canvas`: read it (`size`, `elements`, `snapshot()`) or operate on it
+    `canvas` is the pair's `mcot.canvas.Canvas`: read it (`width`, `height`, `elements`, `snapshot()`) or operate on it
     (`draw_line`, …) for a canvas tool. `sketch` is a `Sketch` of drawings queued by a domain tool (`line`,
     `arrow`, `path`, `point`, …); they are committed all or nothing after the tool returns, when the call asked
     `draw=true`, and the trace records them as drawn by the tool, not by the model.
