@@ -81,7 +81,7 @@ class Step(OpenRecord):
     schema_version: int = TRACE_VERSION
     step: int
     kind: StepKind
-    t: float
+    t: float = 0.0
     text: str | None = None
     tool: str | None = None
     arguments: dict[str, Any] | str | None = None
