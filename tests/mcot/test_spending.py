@@ -3,9 +3,8 @@
 import pytest
 
 from mcot.errors import UsageError
-from mcot.spending import CostBudget, check_priced
-
 from mcot.rundir import Result
+from mcot.spending import CostBudget, check_priced
 
 
 def test_the_budget_counts_every_ledger_line_and_stops_at_the_ceiling() -> None:
