@@ -42,7 +42,7 @@ from mcot.rundir.versions import (
     versioned,
 )
 
-StepKind = Literal["model", "tool", "observation", "cell"]
+StepKind = Literal["model", "tool", "observation"]
 DrawnBy = Literal["model", "tool"]
 PAIR = "pair"
 """The key of a trace line that names its (item id, arm): `{"id": ..., "mode": ...}`."""
@@ -60,9 +60,7 @@ _EXTRA: dict[str, tuple[str, ...]] = {
     ),
     "tool": ("drawn_by", "ops", "data"),
     "observation": ("seen",),
-    "cell": (),
 }
-_FIRST_LINE = ("system_prompt", "tools")
 _READABLE = re.compile(r"[^A-Za-z0-9_-]+")
 READABLE_CHARS = 80
 """How much of an id (and of an arm name) a trace file name shows; the hash tells the pairs apart."""
@@ -73,9 +71,8 @@ HASH_CHARS = 24
 class Step(OpenRecord):
     """One trace line; fields that do not apply to a kind stay None (or empty).
 
-    A key this mcot does not know is kept and written back (`extra="allow"`). The first line of a trace may
-    carry `system_prompt` (the exact system prompt the pair was sent) and `tools` (the tool schemas it was
-    offered); a `cell` step is one cell of code run by the `python` tool (its fields are its own).
+    A key this mcot does not know (a newer writer's, a plugin's) is kept and written back (`extra="allow"`);
+    an unversioned line reads as schema version 1.
     """
 
     schema_version: int = TRACE_VERSION
@@ -103,15 +100,12 @@ class Step(OpenRecord):
     ops: list[dict[str, Any]] | None = None
     data: dict[str, Any] | None = None
     seen: str | None = None
-    system_prompt: str | None = None
-    tools: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the step as the JSON object of one trace line: its schema version, the common fields, its kind's,
-        then `system_prompt` and `tools` when set and any key it was read with that this mcot does not know."""
+        then any key it was made or read with that this mcot does not know."""
         line = {SCHEMA_KEY: self.schema_version}
         line.update((name, getattr(self, name)) for name in (*_COMMON, *_EXTRA[self.kind]))
-        line.update((name, getattr(self, name)) for name in _FIRST_LINE if getattr(self, name) is not None)
         if self.model_extra:
             line.update(self.model_extra)
         return line

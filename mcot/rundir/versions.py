@@ -23,8 +23,7 @@ RESULT_VERSION = 2
 SCORE_VERSION = 2
 """scores.jsonl: 1 the unversioned lines; 2 adds `schema_version`."""
 TRACE_VERSION = 2
-"""traces/*.jsonl: 1 the unversioned lines; 2 adds `schema_version`, the first line's `system_prompt` and `tools`,
-and the `cell` step kind."""
+"""traces/*.jsonl: 1 the unversioned lines; 2 adds `schema_version`."""
 
 
 def line_version(row: Mapping[str, Any], newest: int, what: str) -> int:

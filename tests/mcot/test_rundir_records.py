@@ -157,18 +157,15 @@ def test_an_unversioned_trace_reads_and_its_steps_are_written_back_versioned(tmp
     )
 
 
-def test_a_trace_keeps_its_first_lines_prompt_and_tools_a_cell_step_and_keys_it_does_not_know(tmp_path: Path) -> None:
-    tools = [{"name": "python", "parameters": {"type": "object", "properties": {"code": {"type": "string"}}}}]
-    first = Step(
-        step=0, kind="observation", t=0.0, image="blobs/a.png", system_prompt="You may run Python.", tools=tools
-    )
-    cell = Step.from_dict({"step": 1, "kind": "cell", "t": 0.2, "code": "print(1)", "stdout": "1\n", "outcome": "ok"})
-    TraceStore(tmp_path).write("q1", "code", Trace([first, cell]))
+def test_a_trace_keeps_the_keys_a_newer_writer_adds(tmp_path: Path) -> None:
+    sent = {"system": "You may draw.", "tools": [{"name": "draw_line", "parameters": {"type": "object"}}]}
+    first = Step.from_dict({"step": 0, "kind": "model", "t": 0.0, "text": "I draw", "sent": sent, "note": "x"})
+    shown = Step.from_dict({"step": 1, "kind": "tool", "t": 0.2, "tool": "python", "images": ["blobs/a.png"]})
+    TraceStore(tmp_path).write("q1", "code", Trace([first, shown]))
     read = Trace.read_jsonl(tmp_path / trace_relpath("q1", "code"))
-    assert read.steps == [first, cell] and read.pair == ("q1", "code")
-    assert (read.steps[0].system_prompt, read.steps[0].tools) == ("You may run Python.", tools)
-    assert read.steps[1].model_extra == {"code": "print(1)", "stdout": "1\n", "outcome": "ok"}
-    assert "system_prompt" not in cell.to_dict() and cell.to_dict()["code"] == "print(1)"
+    assert read.steps == [first, shown] and read.pair == ("q1", "code")
+    lines = [step.to_dict() for step in read]
+    assert (lines[0]["sent"], lines[0]["note"], lines[1]["images"]) == (sent, "x", ["blobs/a.png"])
 
 
 def test_a_trace_line_of_a_newer_schema_is_refused_naming_the_file(tmp_path: Path) -> None:
