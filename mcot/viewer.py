@@ -44,6 +44,7 @@ from mcot.rundir import (
     open_run,
     write_text_atomic,
 )
+from mcot.rundir.traces import sent_to_model
 
 TEMPLATE = "viewer.html"
 SHARD_BYTES = 256 * 1024
@@ -215,6 +216,7 @@ def _detail(
         "method": score.method if score is not None else None,
         "judge": (score.judge or {}).get("spec") if score is not None else None,
         "verdict": trace_verdict(score),
+        "sent": sent_to_model(steps),  # the system prompt and tool schemas, as sent
         "steps": [_shown_step(step, links) for step in steps],
     }
     return {key: value for key, value in detail.items() if value not in (None, [], "")}, steps
