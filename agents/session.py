@@ -140,6 +140,8 @@ class Session:
     sent: dict[str, Any] | None = None
     """What the model was given before its first turn (system prompt, task text, tool schemas): recorded once, on
     the first model step of the trace (`sent`), so that exports and the viewer show it as it was sent."""
+    _next_view: tuple[list[str], tuple[str, ImagePart | None] | None] | None = field(default=None, repr=False)
+    """The observation `run_tools` rendered for the `observe` step that follows (with the changed ids it is for)."""
 
     @property
     def hints(self) -> dict[str, Any]:
@@ -311,10 +313,19 @@ class Session:
 
     # --- tools -----------------------------------------------------------------------------------------
     async def run_tools(self, calls: tuple[ToolCall, ...]) -> list[str]:
-        """Run a turn's tool calls in order (off the event loop); thread results back; return changed ids."""
-        results, changed = await asyncio.to_thread(self._run_tools, calls)
+        """Run a turn's tool calls in order (off the event loop); thread results back; return changed ids.
+
+        The observation that follows (`observe`) is rendered in the same trip to a worker thread: each trip waits
+        for a free thread and then for the event loop, and at dozens of items in flight those waits add up.
+        """
+        results, changed = await asyncio.to_thread(self._tools_then_view, calls)
         self.messages.append(Message("user", list(results)))
         return changed
+
+    def _tools_then_view(self, calls: tuple[ToolCall, ...]) -> tuple[list[ToolResultPart], list[str]]:
+        results, changed = self._run_tools(calls)
+        self._next_view = (list(changed), self._view(changed))
+        return results, changed
 
     def _run_tools(self, calls: tuple[ToolCall, ...]) -> tuple[list[ToolResultPart], list[str]]:
         results: list[ToolResultPart] = []
@@ -389,16 +400,24 @@ class Session:
     # --- observe ---------------------------------------------------------------------------------------
     async def observe(self, changed: list[str]) -> None:
         """Show the model the canvas after a tool round: a new observation when it changed, else a note."""
+        ready, self._next_view = self._next_view, None
+        view = ready[1] if ready is not None and ready[0] == changed else await asyncio.to_thread(self._view, changed)
         last = self.messages[-1]
-        if len(self.canvas.log) == self.observed_version:
+        if view is None:
             last.parts.append(TextPart("The canvas is unchanged."))
             return
+        note, image = view
+        last.parts.extend([TextPart(note)] if image is None else [TextPart(note), image])
+
+    def _view(self, changed: list[str]) -> tuple[str, ImagePart | None] | None:
+        """Return the observation of the canvas after a tool round (recorded in the trace): its note and the image
+        shown (None for an arm that does not see the canvas); None when the round left the canvas unchanged."""
+        if len(self.canvas.log) == self.observed_version:
+            return None
         if not self.sees_canvas:
-            note, _ = await asyncio.to_thread(self._observe, "observation.blind.txt", changed)
-            last.parts.append(TextPart(note))
-            return
-        note, image = await asyncio.to_thread(self._observe, "observation.txt", changed)
-        last.parts.extend([TextPart(note), image])
+            note, _ = self._observe("observation.blind.txt", changed)
+            return note, None
+        return self._observe("observation.txt", changed)
 
 
 def drawn_by(tool: str) -> DrawnBy:
