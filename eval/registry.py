@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from mcot.eval.tables import Table
     from mcot.eval.verify import TraceVerdict
 
-    from mcot.rundir import Score
+    from mcot.rundir import Result, Score
 
 __all__ = [
     "MODULE_NAMES",
@@ -42,8 +42,9 @@ __all__ = [
     "scoring_spec",
 ]
 
-ProtocolFn = Callable[["Scorer", "Item", str, dict[str, Any], "Score"], Awaitable[None]]
-"""Fills `score` (correct, score, method, extracted, details) from the item, the response text and the result."""
+ProtocolFn = Callable[["Scorer", "Item", str, "Result"], Awaitable["Score"]]
+"""Returns the decided score (correct, score, method, extracted, details) of the item, the response text and the
+typed result line (`mcot.eval.protocols.scorer.ScoringProtocol`)."""
 
 TablesFn = Callable[[Sequence["Score"]], list["Table"]]
 """Returns the report tables of one benchmark's scores (all arms)."""

@@ -28,6 +28,7 @@ from mcot.errors import UsageError
 if TYPE_CHECKING:
     from mcot.agents.retry import Failure
     from mcot.benchmarks.item import Item
+    from mcot.rundir.results import Result
 
 BREAKER_THRESHOLD = 10
 """Attempts in a row, across pairs, that could not connect, after which a run starts no more pairs."""
@@ -90,7 +91,7 @@ def is_permanent(failure: Failure) -> bool:
     )
 
 
-def record_not_started(append: Callable[[dict[str, Any]], None], pairs: Iterable[tuple[Item, str]], cause: str) -> int:
+def record_not_started(append: Callable[[Result], None], pairs: Iterable[tuple[Item, str]], cause: str) -> int:
     """Append a failure record with `cause` for each (item, arm) that did not start; return how many."""
     from mcot.executors.records import failure_record
 

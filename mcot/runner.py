@@ -21,6 +21,7 @@ from mcot.rundir import (
     FrozenItems,
     Manifest,
     PairOutcomes,
+    Result,
     RunDir,
     RunDirError,
     build_manifest,
@@ -460,13 +461,13 @@ async def drive(
         key = (item_id, arm)
         CURRENT_PAIR.set(key)
         monitor.start(key, getattr(executor, "where", ""))
-        record: dict[str, Any] | None = None
+        record: Result | None = None
         try:
             record = await executor.solve(items.load(item_id), arm)
-            record.update((record_extra or {}).get(arm, {}))
+            record = record.with_fields((record_extra or {}).get(arm, {}))
             run_dir.append_result(record)
             outcomes.note(record)
-            summary.by_status[record["status"]] = summary.by_status.get(record["status"], 0) + 1
+            summary.by_status[record.status] = summary.by_status.get(record.status, 0) + 1
         finally:
             monitor.finish(key, record)
 
@@ -497,7 +498,7 @@ async def drive(
             summary.cancelled = await _wind_down(tasks, interrupts)
         elif summary.stopped == "breaker" and observer is not None:
 
-            def append(record: dict[str, Any]) -> None:
+            def append(record: Result) -> None:
                 run_dir.append_result(record)
                 outcomes.note(record)
 
@@ -525,7 +526,7 @@ async def drive(
     return summary
 
 
-def _noted(records: Iterable[dict[str, Any]], outcomes: PairOutcomes, budget: Any) -> Iterator[dict[str, Any]]:
+def _noted(records: Iterable[Result], outcomes: PairOutcomes, budget: Any) -> Iterator[Result]:
     """Yield the ledger's lines as they are read, each noted as its pair's latest and counted by the budget."""
     for record in records:
         outcomes.note(record)
