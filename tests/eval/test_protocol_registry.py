@@ -22,15 +22,17 @@ from mcot.registry import BENCHMARKS, PROTOCOLS
 from mcot.rundir import read_scores
 
 
-async def _strict(scorer: Any, item: Any, text: str, result: Any, score: Any) -> None:
-    score.correct, score.score, score.method = text.strip() == item.answer, None, "rule"
-    score.score = 1.0 if score.correct else 0.0
+async def _strict(scorer: Any, item: Any, text: str, result: Any) -> Any:
+    score = scorer.score_for(item, result)
+    scorer.settle(score, text.strip() == item.answer)
+    return score
 
 
-async def _lenient(scorer: Any, item: Any, text: str, result: Any, score: Any) -> None:
-    score.correct, score.score, score.method = item.answer in text, None, "rule"
-    score.score = 1.0 if score.correct else 0.0
+async def _lenient(scorer: Any, item: Any, text: str, result: Any) -> Any:
+    score = scorer.score_for(item, result)
+    scorer.settle(score, item.answer in text)
     score.details["protocol"] = "lenient"
+    return score
 
 
 TINY = SimpleNamespace(official=_strict, robust=None, tables=generic.tables, lenient=_lenient)
