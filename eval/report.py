@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from mcot.eval.advice import advice
-from mcot.eval.caveats import offline_caveat
+from mcot.eval.caveats import run_caveats
 from mcot.eval.compare import Comparison, apply_holm, arm_pairs, compare_sides, detectable_cell, side
 from mcot.eval.errors import EvalError
 from mcot.eval.figures import Figures, write_figures
@@ -467,8 +467,8 @@ def people_tables(people: PeopleSection, protocol: str | None) -> list[Table]:
 
 
 def run_caveat(run: Run) -> str | None:
-    """Return the offline caveat when the run's model is the offline policy, else None."""
-    return offline_caveat([run.manifest.model_spec])
+    """Return the run's caveats (unsafe code, the offline policy) on one line, else None."""
+    return run_caveats([run.manifest.model_spec], [run.manifest])
 
 
 def inline_html(text: str) -> str:

@@ -75,6 +75,9 @@ class RunConfig:
                           help="worker processes (each with its own event loop), or Ray actors")  # fmt: skip
     executor: str = option("local", metavar="KIND", help="local (this machine) or ray (a Ray cluster; the `ray` extra)")
     ray_address: str | None = option(None, metavar="ADDR", help="with --executor ray: auto, HOST:PORT or ray://HOST:PORT")
+    unsafe_local_code: bool = option(False, result=True,
+                                     help="run the code arms' model-written Python without the OS sandbox (only "
+                                     "its limits); recorded in the manifest and stated atop every report")  # fmt: skip
     max_canvas_images: int = option(3, ge=1, cli=False, result=True,
                                     help="canvas images kept in the conversation (older ones become text)")  # fmt: skip
     max_output_tokens: int | None = option(None, ge=1, cli=False, result=True, help="most output tokens per model call")
@@ -101,6 +104,10 @@ class RunConfig:
         from mcot.arms import parse_arms
 
         return parse_arms(self.mode, self.tools)
+
+    def runs_code(self) -> bool:
+        """Return whether an arm of the run offers the `python` tool (model-written code)."""
+        return any("python" in arm.tools for arm in self.arms)
 
     def base_urls(self) -> tuple[str, ...]:
         """Return the model's endpoints (none: the SDK's default or its environment variable)."""

@@ -10,7 +10,9 @@ operation the model issued itself, "tool" for any other tool (geometry a domain 
 A model step also records `request_key` (the sha256 key of its request, `mcot.agents.cache.request_key`),
 `request_parts` (the key's parts as short digests, to tell what changed between two runs), `cached` (True when
 the response cache served it: its tokens were not paid) and `tool_calls_in_text` (the calls were parsed from
-the text). Old traces lack these fields; `replay:RUN` needs them.
+the text). Old traces lack these fields; `replay:RUN` needs them. A tool step that showed several images (a code
+cell) lists them all in `images` (`image` is the first); a `python` step's `data.cell` is the cell (source,
+stdout, stderr, value, image sha256s, duration, outcome, exception).
 
 File names come from `trace_name`: a readable part of the id, a hash of the exact (id, arm) pair and the arm,
 so two pairs never share a file and no name is longer than a file system allows; every line written by the
@@ -47,7 +49,7 @@ _EXTRA: dict[str, tuple[str, ...]] = {
         "cached",
         "tool_calls_in_text",
     ),
-    "tool": ("drawn_by", "ops", "data"),
+    "tool": ("drawn_by", "ops", "data", "images"),
     "observation": ("seen",),
 }
 _READABLE = re.compile(r"[^A-Za-z0-9_-]+")
@@ -85,6 +87,7 @@ class Step:
     ops: list[dict[str, Any]] | None = None
     data: dict[str, Any] | None = None
     seen: str | None = None
+    images: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the step as the JSON object of one trace line (common fields, then its kind's)."""

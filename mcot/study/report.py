@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcot.eval.caveats import offline_caveat
+from mcot.eval.caveats import run_caveats
 from mcot.eval.figures import FIGURES_DIR, FigureFile, StudyPoint, study_figure
 from mcot.eval.report import (
     BASE_ARM,
@@ -30,7 +30,7 @@ from mcot.eval.report import (
 )
 from mcot.eval.tables import Table, pct
 from mcot.eval.tool_use import tool_use, tool_use_tables
-from mcot.rundir import open_run, order_arms, read_scores, write_text_atomic
+from mcot.rundir import open_run, order_arms, read_manifest, read_scores, write_text_atomic
 from mcot.study.config import StudyConfig
 
 STUDY_MD = "study.md"
@@ -149,7 +149,7 @@ def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path)
             use.append(table)
     figure = study_figure(study_points(rows), out / FIGURES_DIR)
     specs = [model.spec for model in config.models if model.name in runs]
-    caveat = offline_caveat(specs)
+    caveat = run_caveats(specs, [read_manifest(path) for path in runs.values()])
     header = [
         ("study", str(config.source)),
         ("models", ", ".join(f"{m.name} ({m.spec})" for m in config.models if m.name in runs)),

@@ -22,6 +22,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,11 @@ _HERE = Path(__file__).resolve().parent
 _INSIDE, _PRELUDE = _HERE / "_inside.py", _HERE / "_prelude.py"
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
+
+
+_LAUNCHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcot-code-launcher")
+"""Every kernel is started from this one long-lived thread: bubblewrap's --die-with-parent (PR_SET_PDEATHSIG) ends
+a sandbox when the *thread* that started it ends, so a kernel started from a short-lived thread would die with it."""
 
 
 class CodeSessionError(RuntimeError):
@@ -96,7 +102,8 @@ class CodeSession:
             environment.update(HOME=str(scratch), TMPDIR=str(scratch))
         log = open(self._dir / "kernel.log", "ab")  # noqa: SIM115 (the kernel writes it for its whole life)
         try:
-            self._process = subprocess.Popen(
+            self._process = _LAUNCHER.submit(
+                subprocess.Popen,
                 command,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
@@ -104,7 +111,7 @@ class CodeSession:
                 env=environment,
                 cwd=str(self._dir / "scratch") if not self.isolated else None,
                 start_new_session=True,
-            )
+            ).result()
         finally:
             log.close()
         client = BlockingKernelClient(connection_file=connection_file)

@@ -39,3 +39,13 @@ class CodeLimits:
 
 DEFAULT_LIMITS = CodeLimits()
 """The limits every code arm runs under unless a caller passes others."""
+
+
+def prompt_listing(limits: CodeLimits = DEFAULT_LIMITS) -> str:
+    """Return the limits of a session as the code arms' system prompts state them (one sentence)."""
+    return (
+        f"Each cell may run for {limits.cell_s:g} s; the session has {limits.memory_mb:,} MB of memory, "
+        f"{limits.cpu_s} s of CPU time and a writable folder /scratch of {limits.scratch_mb} MB; it has no network "
+        f"and cannot start programs. Of a cell's output you get at most {limits.output_chars:,} characters and "
+        f"{limits.images_per_cell} images of at most {limits.image_max_side} pixels a side."
+    )
