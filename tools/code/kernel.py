@@ -93,7 +93,7 @@ class CodeSession:
             stale.unlink(missing_ok=True)
         write_connection_file(connection_file, transport="ipc", ip=str(self._dir / "k"), key=os.urandom(16).hex().encode())
         limits = json.dumps(self.limits.manifest_entry())
-        inner = [sys.executable, str(_INSIDE), limits, connection_file, str(_PRELUDE)]
+        inner = [sys.executable, "-I", str(_INSIDE), limits, connection_file, str(_PRELUDE)]  # -I: not its folder on sys.path
         command = sandbox_command(inner, self._dir, self.limits, hidden=self.hidden) if self.isolated else inner
         environment = kernel_environment(self.limits)
         if not self.isolated:  # no sandbox: the scratch folder is the session folder itself

@@ -149,7 +149,8 @@ def sandbox_command(
     argv += ["--size", str(16 * 1024 * 1024), "--tmpfs", "/tmp"]
     argv += ["--bind", str(session_dir), str(session_dir)]
     for path in hidden:
-        argv += ["--tmpfs", str(path)]
+        argv += ["--size", "4096", "--tmpfs", str(path)]
+    argv += ["--remount-ro", "/"]  # bwrap's own root is a tmpfs: read-only, so only /scratch and /tmp take writes
     for key, value in kernel_environment(limits).items():
         argv += ["--setenv", key, value]
     if os.geteuid() == 0:
