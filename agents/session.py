@@ -140,10 +140,10 @@ class Session:
             # one trip to a worker thread (each trip waits for a free thread and for the loop): open the canvas,
             # read the other images, render the first observation
             self.canvas = self._open_canvas(first)
-            if "python" in self.tools.names:  # the pair's own code session, from the warm pool
-                from mcot.tools.code.binding import open_session
+            if "python" in self.tools.names:  # the pair's own code session, taken from the pool at its first cell
+                from mcot.tools.code.binding import reserve
 
-                open_session(self.canvas, list(v.images), isolated=not self.budget.unsafe_local_code)
+                reserve(self.canvas, list(v.images), isolated=not self.budget.unsafe_local_code)
             extra = [image_part(p) for p in rest]
             return (extra, *self._observe("observation.initial.txt", []))
 

@@ -1,9 +1,10 @@
 """Which code session belongs to which pair: one session per canvas (a canvas is one (item, arm) pair's).
 
-A solve attaches a session from the pool to its canvas with the item's images loaded, and releases it when
-the pair ends. A `python` call on a canvas without one (`mcot tools call python`, a training episode) gets a
-session of its own on first use, with the canvas's base image as `image`, closed when the canvas is released
-or garbage-collected.
+A solve reserves a session for its canvas (`reserve`: the item's images, the sandbox or not); the session is
+taken from the warm pool at the pair's first `python` call, so a pair that never runs code costs no session,
+and it is closed when the pair ends (`release`). A `python` call on a canvas with nothing reserved (`mcot tools
+call python`, a training episode) gets a session of its own on first use, with the canvas's base image as
+`image`, closed when the canvas is released or garbage-collected.
 """
 
 from __future__ import annotations
@@ -19,7 +20,21 @@ from mcot.tools.code.limits import DEFAULT_LIMITS, CodeLimits
 from mcot.tools.code.pool import shared_pool
 
 _SESSIONS: dict[int, tuple[CodeSession, weakref.finalize]] = {}
-_LOCK = threading.Lock()
+_RESERVED: dict[int, tuple[list[Path], bool, CodeLimits]] = {}
+_OPENING: dict[int, threading.Lock] = {}
+_LOCK = threading.RLock()
+
+
+def reserve(canvas: Any, images: list[Path], *, isolated: bool = True, limits: CodeLimits = DEFAULT_LIMITS) -> None:
+    """Say which images and sandbox the canvas's session will have, once its first cell runs; returns nothing."""
+    with _LOCK:
+        _RESERVED[id(canvas)] = (list(images), isolated, limits)
+    weakref.finalize(canvas, _unreserve, id(canvas))
+
+
+def _unreserve(key: int) -> None:
+    with _LOCK:
+        _RESERVED.pop(key, None)
 
 
 def attach(canvas: Any, session: CodeSession) -> CodeSession:
@@ -55,12 +70,28 @@ def open_session(
 
 
 def session_for(canvas: Any) -> CodeSession:
-    """Return the session bound to `canvas`, opening one (isolated, default limits) on first use."""
+    """Return the session bound to `canvas`, opening one on first use (as reserved, else isolated, default limits,
+    the canvas's base image)."""
+    key = id(canvas)
     with _LOCK:
-        bound = _SESSIONS.get(id(canvas))
-    if bound is not None:
-        return bound[0]
-    return open_session(canvas)
+        bound = _SESSIONS.get(key)
+        if bound is not None:
+            return bound[0]
+        opening = _OPENING.setdefault(key, threading.Lock())
+    with opening:  # one opening per canvas, even when two calls race; other canvases do not wait for it
+        with _LOCK:
+            bound = _SESSIONS.get(key)
+            reserved = _RESERVED.get(key)
+        if bound is not None:
+            return bound[0]
+        try:
+            if reserved is None:
+                return open_session(canvas)
+            images, isolated, limits = reserved
+            return open_session(canvas, images, isolated=isolated, limits=limits)
+        finally:
+            with _LOCK:
+                _OPENING.pop(key, None)
 
 
 def bound_session(canvas: Any) -> CodeSession | None:
@@ -74,6 +105,7 @@ def release(canvas: Any) -> None:
     """Close the session bound to `canvas`, if any; returns nothing."""
     with _LOCK:
         bound = _SESSIONS.pop(id(canvas), None)
+        _RESERVED.pop(id(canvas), None)
     if bound is not None:
         bound[1].detach()
         bound[0].close()
