@@ -135,12 +135,13 @@ class Session:
             self.messages = [user(*images, task)]
             return
         first, rest = (v.images[0], v.images[1:]) if v.images else (None, ())
+        runs_code = "python" in self.tools.names
 
         def opening() -> tuple[list[ImagePart], str, ImagePart]:
             # one trip to a worker thread (each trip waits for a free thread and for the loop): open the canvas,
             # read the other images, render the first observation
             self.canvas = self._open_canvas(first)
-            if "python" in self.tools.names:  # the pair's own code session, taken from the pool at its first cell
+            if runs_code:  # the pair's own code session, taken from the pool at its first cell
                 from mcot.tools.code.binding import reserve
 
                 reserve(self.canvas, list(v.images), isolated=not self.budget.unsafe_local_code)

@@ -61,7 +61,9 @@ def _play_maze(view: OfflineView) -> Move:
         steps = moves.get(target.group(1))
         if steps is None:
             raise GiveUp(f"exit {target.group(1)} cannot be reached")
-        return answer(view, str(steps), f"Breadth-first search on the grid reaches exit {target.group(1)} in {steps} moves.")
+        return answer(
+            view, str(steps), f"Breadth-first search on the grid reaches exit {target.group(1)} in {steps} moves."
+        )
     reachable = [label for label, steps in moves.items() if steps is not None]
     if len(reachable) != 1:
         raise GiveUp(f"{len(reachable)} exits are reachable")
@@ -89,7 +91,9 @@ def _play_dart(view: OfflineView) -> Move:
     if not isinstance(hit, str):
         raise GiveUp("the flown dart pops no balloon")
     letter = choice_letter(view, lambda c: c == f"the {hit} balloon")
-    return answer(view, letter, f"Flying the dart in Python, it first touches the {hit} balloon at t = {result.get('t')} s.")
+    return answer(
+        view, letter, f"Flying the dart in Python, it first touches the {hit} balloon at t = {result.get('t')} s."
+    )
 
 
 STRATEGIES: dict[str, Strategy] = {

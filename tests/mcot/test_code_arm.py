@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from mcot.benchmarks.item import Item, write_items
+from mcot.tools.code.sandbox import sandbox_problem
 from PIL import Image
 
 from mcot.rundir import read_jsonl
 from mcot.testing.fake_provider import FakeProvider, Reply
-from mcot.tools.code.sandbox import sandbox_problem
 
 needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
 
@@ -91,10 +91,11 @@ def test_attack_cells_from_a_model_server_end_in_one_line_results_and_the_run_go
 
 
 def test_without_a_sandbox_the_code_arms_are_refused_in_one_line(items_dir: Path, tmp_path: Path) -> None:
+    from mcot.tools.code import sandbox
+
     from mcot.errors import UsageError
     from mcot.runconfig import RunConfig
     from mcot.runner import preflight
-    from mcot.tools.code import sandbox
 
     sandbox.sandbox_problem.cache_clear()
     original = sandbox.bwrap_binary
@@ -116,7 +117,9 @@ def test_unsafe_local_code_is_in_the_manifest_and_atop_the_report(tmp_path: Path
     data = tmp_path / "maze"
     assert _mcot("gen", "games", "--task", "maze", "--n", "1", "--seed", "2", "--out", str(data)).returncode == 0
     run = tmp_path / "run"
-    done = _mcot("run", "--data", str(data), "--model", "offline", "--mode", "code", "--out", str(run), "--unsafe-local-code")
+    done = _mcot(
+        "run", "--data", str(data), "--model", "offline", "--mode", "code", "--out", str(run), "--unsafe-local-code"
+    )
     assert done.returncode == 0, done.stderr
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["code"]["unsafe_local_code"] is True and manifest["config"]["unsafe_local_code"] is True
@@ -138,4 +141,6 @@ def test_the_offline_policy_solves_a_dart_item_by_writing_code(tmp_path: Path) -
     assert score["correct"] is True
     trace = [json.loads(t) for t in next((run / "traces").glob("*.jsonl")).read_text().splitlines()]
     (cell,) = [t for t in trace if t["kind"] == "tool"]
-    assert cell["tool"] == "python" and "GRAVITY" in cell["arguments"]["code"] and cell["data"]["cell"]["outcome"] == "ok"
+    assert (
+        cell["tool"] == "python" and "GRAVITY" in cell["arguments"]["code"] and cell["data"]["cell"]["outcome"] == "ok"
+    )

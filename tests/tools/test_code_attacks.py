@@ -82,7 +82,9 @@ def test_an_endless_loop_is_interrupted_and_the_session_keeps_its_variables(vict
     assert cell(victim, "y = 7").ok
     result = cell(victim, "while True:\n    pass")
     assert not result.ok
-    assert first_line(result) == "the cell ran past its limit of 3 s and was interrupted; the session kept its variables"
+    assert (
+        first_line(result) == "the cell ran past its limit of 3 s and was interrupted; the session kept its variables"
+    )
     assert result.data["cell"]["outcome"] == "timeout"
     assert cell(victim, "y").text == "[value]\n7"
 
@@ -102,7 +104,10 @@ def test_sleeping_past_the_limit_is_interrupted(victim: Canvas) -> None:
 @pytest.mark.parametrize("path", ["/etc/shadow", "RUN/results.jsonl", "HOME/.cache"])
 def test_secret_files_are_not_there(victim: Canvas, run_dir: Path, path: str) -> None:
     real = path.replace("RUN", str(run_dir)).replace("HOME", str(Path.home()))
-    result = cell(victim, f"import os\nprint(os.path.exists({real!r}), os.listdir({os.path.dirname(real)!r}) if os.path.isdir({os.path.dirname(real)!r}) else None)")
+    result = cell(
+        victim,
+        f"import os\nprint(os.path.exists({real!r}), os.listdir({os.path.dirname(real)!r}) if os.path.isdir({os.path.dirname(real)!r}) else None)",
+    )
     assert result.ok
     assert result.data["cell"]["stdout"].startswith("False")
     failed = cell(victim, f"open({real!r}).read()")
@@ -129,13 +134,17 @@ def test_the_environment_holds_no_key(victim: Canvas) -> None:
 def test_writing_outside_the_scratch_folder_fails(victim: Canvas) -> None:
     for target in ("/usr/evil.txt", "/evil.txt", f"{Path.home()}/evil.txt"):
         result = cell(victim, f"open({target!r}, 'w').write('x')")
-        assert not result.ok and first_line(result).startswith(("OSError", "PermissionError", "FileNotFoundError")), result.text
+        assert not result.ok and first_line(result).startswith(("OSError", "PermissionError", "FileNotFoundError")), (
+            result.text
+        )
     assert not Path("/usr/evil.txt").exists() and not (Path.home() / "evil.txt").exists()
     assert cell(victim, "open('/scratch/ok.txt', 'w').write('fine')").text == "[value]\n4"
 
 
 def test_filling_the_scratch_folder_stops_at_its_size(victim: Canvas) -> None:
-    result = cell(victim, "with open('/scratch/fill', 'wb') as f:\n    for _ in range(64):\n        f.write(b'0' * 1024 * 1024)")
+    result = cell(
+        victim, "with open('/scratch/fill', 'wb') as f:\n    for _ in range(64):\n        f.write(b'0' * 1024 * 1024)"
+    )
     assert first_line(result).startswith("OSError: [Errno 28] No space left on device")
     assert cell(victim, "import os; os.remove('/scratch/fill')").ok
 
@@ -173,7 +182,9 @@ def test_ctypes_tricks_end_in_a_restart_or_a_refusal(victim: Canvas) -> None:
     assert raw_fork.text == "[value]\n-1"
     crash = cell(victim, "import ctypes\nctypes.string_at(0)")
     assert not crash.ok
-    assert first_line(crash).startswith("the session stopped (") and first_line(crash).endswith("the session restarted: its variables are gone")
+    assert first_line(crash).startswith("the session stopped (") and first_line(crash).endswith(
+        "the session restarted: its variables are gone"
+    )
     assert crash.data["cell"]["outcome"] == "restart"
     gone = cell(victim, "x")
     assert first_line(gone).startswith("NameError")

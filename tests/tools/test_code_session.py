@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mcot.canvas import Canvas
 from mcot.tools.code.binding import attach, bound_session, release, reserve, session_for
 from mcot.tools.code.cell import RESTARTED
 from mcot.tools.code.kernel import CodeSession, secret_names
@@ -16,8 +17,6 @@ from mcot.tools.code.manifest import code_manifest
 from mcot.tools.code.pool import SessionPool
 from mcot.tools.code.sandbox import kernel_environment, sandbox_problem
 from PIL import Image
-
-from mcot.canvas import Canvas
 
 needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
 LIMITS = CodeLimits(cell_s=5.0, images_per_cell=2, image_max_side=300, image_max_pixels=300 * 300, output_chars=500)
@@ -74,7 +73,10 @@ def test_an_exception_is_one_line_and_a_value_is_cut_at_the_limit(session: CodeS
     assert failed.text().splitlines()[0] == "ZeroDivisionError: division by zero"
     assert "line 2" in failed.traceback
     long = session.run("'x' * 10_000")
-    assert len(long.value or "") == 500 and "the value's text was 10,002 characters; the first 500 are shown" in long.text()
+    assert (
+        len(long.value or "") == 500
+        and "the value's text was 10,002 characters; the first 500 are shown" in long.text()
+    )
 
 
 def test_a_dead_kernel_is_restarted_with_the_images_and_says_so(session: CodeSession) -> None:

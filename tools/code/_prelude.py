@@ -13,10 +13,7 @@ import types as _mcot_types
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-import numpy as np
-import PIL
-from PIL import Image, ImageChops, ImageDraw, ImageEnhance, ImageFilter, ImageFont, ImageOps
+from PIL import Image
 
 
 class _MCotLazyModule(_mcot_types.ModuleType):
@@ -34,7 +31,7 @@ networkx = nx = _MCotLazyModule("networkx")
 pymunk = _MCotLazyModule("pymunk")
 
 image = None
-images = []
+images: list[Image.Image] = []
 _MCOT_MAX_SIDE = int(_mcot_os.environ.get("MCOT_IMAGE_MAX_SIDE", "2048"))
 
 
@@ -63,7 +60,9 @@ def _mcot_load_images(paths):
 
 def _mcot_setup_display():
     """Show PIL images as PNG (reduced) and matplotlib figures as PNG, without an interactive backend."""
-    shell = get_ipython()  # noqa: F821 (IPython defines it in the kernel)
+    from IPython import get_ipython
+
+    shell = get_ipython()
     shell.display_formatter.formatters["image/png"].for_type(Image.Image, _mcot_png)
     shell.run_line_magic("matplotlib", "inline")
     shell.run_line_magic("xmode", "Plain")  # the verbose mode reads the sources of every frame: slow and long

@@ -91,16 +91,25 @@ class CodeSession:
         connection_file = str(self._dir / "kernel.json")
         for stale in self._dir.glob("k-*"):
             stale.unlink(missing_ok=True)
-        write_connection_file(connection_file, transport="ipc", ip=str(self._dir / "k"), key=os.urandom(16).hex().encode())
+        write_connection_file(
+            connection_file, transport="ipc", ip=str(self._dir / "k"), key=os.urandom(16).hex().encode()
+        )
         limits = json.dumps(self.limits.manifest_entry())
-        inner = [sys.executable, "-I", str(_INSIDE), limits, connection_file, str(_PRELUDE)]  # -I: not its folder on sys.path
+        inner = [
+            sys.executable,
+            "-I",
+            str(_INSIDE),
+            limits,
+            connection_file,
+            str(_PRELUDE),
+        ]  # -I: not its folder on sys.path
         command = sandbox_command(inner, self._dir, self.limits, hidden=self.hidden) if self.isolated else inner
         environment = kernel_environment(self.limits)
         if not self.isolated:  # no sandbox: the scratch folder is the session folder itself
             scratch = self._dir / "scratch"
             scratch.mkdir(exist_ok=True)
             environment.update(HOME=str(scratch), TMPDIR=str(scratch))
-        log = open(self._dir / "kernel.log", "ab")  # noqa: SIM115 (the kernel writes it for its whole life)
+        log = open(self._dir / "kernel.log", "ab")
         try:
             self._process = _LAUNCHER.submit(
                 subprocess.Popen,
@@ -186,7 +195,9 @@ class CodeSession:
             pid = pending.pop()
             with contextlib.suppress(OSError):
                 status = Path(f"/proc/{pid}/status").read_text()
-                total += next((int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+                total += next(
+                    (int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmRSS:")), 0
+                )
             with contextlib.suppress(OSError):
                 for task in Path(f"/proc/{pid}/task").iterdir():
                     children = (task / "children").read_text().split()
@@ -217,7 +228,10 @@ class CodeSession:
         with self._lock:
             self.cells += 1
             if len(code) > self.limits.cell_chars:
-                return _refused(code, f"the cell is {len(code):,} characters long; at most {self.limits.cell_chars:,} are run. Send shorter cells.")
+                return _refused(
+                    code,
+                    f"the cell is {len(code):,} characters long; at most {self.limits.cell_chars:,} are run. Send shorter cells.",
+                )
             if not code.strip():
                 return _refused(code, "the cell is empty: send some Python code")
             if self._client is None or not self.alive:
@@ -240,7 +254,9 @@ class CodeSession:
                 self._interrupt()
                 interrupted_at = now
             elif interrupted_at is not None and now > interrupted_at + 2.0:
-                collected.end_restart(f"the cell ran past its limit of {self.limits.cell_s:g} s and did not stop; {RESTARTED}")
+                collected.end_restart(
+                    f"the cell ran past its limit of {self.limits.cell_s:g} s and did not stop; {RESTARTED}"
+                )
                 self.restart()
                 break
             try:
@@ -379,7 +395,9 @@ class _Collector:
         self.cell.outcome = "timeout"
         self.cell.exception = None
         self.cell.traceback = ""
-        self.cell.message = f"the cell ran past its limit of {seconds:g} s and was interrupted; the session kept its variables"
+        self.cell.message = (
+            f"the cell ran past its limit of {seconds:g} s and was interrupted; the session kept its variables"
+        )
 
     def end_restart(self, message: str) -> None:
         """Mark the cell as having taken the session down (it was restarted)."""
@@ -392,11 +410,17 @@ class _Collector:
         """Return the CellResult, with a note for each output that was cut."""
         for name in ("stdout", "stderr"):
             if self._cut_chars[name]:
-                self.cell.cut.append(f"{self._cut_chars[name]:,} characters of {name} were left out (at most {self.limits.output_chars:,} are shown)")
+                self.cell.cut.append(
+                    f"{self._cut_chars[name]:,} characters of {name} were left out (at most {self.limits.output_chars:,} are shown)"
+                )
         if self._cut_images:
-            self.cell.cut.append(f"{self._cut_images} more image(s) were not shown (at most {self.limits.images_per_cell} per cell)")
+            self.cell.cut.append(
+                f"{self._cut_images} more image(s) were not shown (at most {self.limits.images_per_cell} per cell)"
+            )
         for size in self._big_images:
-            self.cell.cut.append(f"an image of {size} pixels was not shown (at most {self.limits.image_max_side} pixels a side, {self.limits.image_max_pixels:,} in all)")
+            self.cell.cut.append(
+                f"an image of {size} pixels was not shown (at most {self.limits.image_max_side} pixels a side, {self.limits.image_max_pixels:,} in all)"
+            )
         return self.cell
 
 

@@ -148,8 +148,8 @@ def sandbox_command(
     argv += ["--size", str(limits.scratch_mb * 1024 * 1024), "--tmpfs", SCRATCH]
     argv += ["--size", str(16 * 1024 * 1024), "--tmpfs", "/tmp"]
     argv += ["--bind", str(session_dir), str(session_dir)]
-    for path in hidden:
-        argv += ["--size", "4096", "--tmpfs", str(path)]
+    for concealed in hidden:
+        argv += ["--size", "4096", "--tmpfs", str(concealed)]
     argv += ["--remount-ro", "/"]  # bwrap's own root is a tmpfs: read-only, so only /scratch and /tmp take writes
     for key, value in kernel_environment(limits).items():
         argv += ["--setenv", key, value]

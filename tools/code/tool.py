@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from mcot.tools.code.binding import session_for
 from mcot.tools.registry import Context, Output, tool
-from pydantic import BaseModel, ConfigDict, Field
-
 from mcot.tools.toolsets import CODE_GROUP
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class PythonArguments(BaseModel):
