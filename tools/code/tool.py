@@ -23,8 +23,8 @@ class PythonArguments(BaseModel):
 
 @tool(CODE_GROUP, example={"code": "print(image.size)\nimage.crop((0, 0, 200, 200)).resize((400, 400))"})
 def python(args: PythonArguments, ctx: Context) -> Output:
-    """Run a cell of Python in a stateful session (like a notebook) and return what it printed, the value of its
-    last expression, and the images it showed.
+    """Run a cell of Python in a stateful session (like a notebook). Returns what the cell printed, the value of
+    its last expression and the images it showed.
 
     Preloaded: `image` (the item's first image, a PIL image) and `images` (all of them), numpy as np, PIL's
     Image, ImageDraw, ImageOps, ImageFilter, ImageEnhance, matplotlib.pyplot as plt, shapely, sympy, networkx as
