@@ -75,7 +75,7 @@ class RunConfig:
                           help="worker processes (each with its own event loop), or Ray actors")  # fmt: skip
     executor: str = option("local", metavar="KIND", help="local (this machine) or ray (a Ray cluster; the `ray` extra)")
     ray_address: str | None = option(None, metavar="ADDR", help="with --executor ray: auto, HOST:PORT or ray://HOST:PORT")
-    unsafe_local_code: bool = option(False, result=True,
+    unsafe_local_code: bool = option(False,
                                      help="run the code arms' model-written Python without the OS sandbox (only "
                                      "its limits); recorded in the manifest and stated atop every report")  # fmt: skip
     max_canvas_images: int = option(3, ge=1, cli=False, result=True,

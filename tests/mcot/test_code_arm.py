@@ -122,7 +122,7 @@ def test_unsafe_local_code_is_in_the_manifest_and_atop_the_report(tmp_path: Path
     )
     assert done.returncode == 0, done.stderr
     manifest = json.loads((run / "manifest.json").read_text())
-    assert manifest["code"]["unsafe_local_code"] is True and manifest["config"]["unsafe_local_code"] is True
+    assert manifest["code"]["unsafe_local_code"] is True and manifest["code"]["sandbox"]["kind"] == "none"
     assert _mcot("score", str(run)).returncode == 0
     report = (run / "report.md").read_text()
     assert "--unsafe-local-code" in report.split("\n\n")[1] or "--unsafe-local-code" in report[:1500]
