@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcot.eval.advice import advice
 from mcot.eval.caveats import run_caveats
+from mcot.eval.code_use import code_use, code_use_tables
 from mcot.eval.compare import Comparison, apply_holm, arm_pairs, compare_sides, detectable_cell, side
 from mcot.eval.errors import EvalError
 from mcot.eval.figures import Figures, write_figures
@@ -418,6 +419,7 @@ def build_report(
     headline = headline_table(scores)
     lead = name_protocol([headline], protocol) if headline is not None else []
     lead += tool_use_tables(tool_use(run, scores))
+    lead += code_use_tables(code_use(run))
     tables = protocol_tables(run, scores, protocol)
     if robust is not None:
         tables += protocol_tables(run, robust, ROBUST)

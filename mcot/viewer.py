@@ -175,7 +175,9 @@ def _shown_step(step: dict[str, Any], links: _Links) -> dict[str, Any]:
     cell = (step.get("data") or {}).get("cell") if step.get("kind") == "tool" else None
     if isinstance(cell, dict):  # a code cell: shown as code with its outputs and every image it showed
         shown["cell"] = {key: cell[key] for key in CELL_FIELDS if cell.get(key) not in (None, "", [], False)}
-        shown["images"] = [url for url in (links.run(path) for path in step.get("images") or [step.get("image")]) if url]
+        shown["images"] = [
+            url for url in (links.run(path) for path in step.get("images") or [step.get("image")]) if url
+        ]
         shown.pop("image", None)
         shown.pop("arguments", None)
         shown.pop("result", None)

@@ -10,7 +10,7 @@ import typer
 
 from mcot.errors import UsageError
 from mcot.eval.errors import EvalError
-from mcot.rundir import RunDirError, run_lock
+from mcot.rundir import RunDirError, read_manifest, run_lock
 
 
 def run_score(
@@ -46,6 +46,10 @@ def run_score(
             raise UsageError(f"cannot use judge {judge!r}: {exc}") from exc
     try:
         with run_lock(run_dir, "mcot score"):
+            if read_manifest(Path(run_dir)).code:  # the code arms' cells re-run first: the report counts the matches
+                from mcot.code_replay import replay_code
+
+                typer.echo(replay_code(Path(run_dir)).line())
             summary = score_run(
                 Path(run_dir), judge=judge_model, template=judge_template, protocol=protocol, human=list(human or ())
             )

@@ -29,6 +29,7 @@ from mcot.eval.report import (
     with_holm,
 )
 from mcot.eval.tables import Table, pct
+from mcot.eval.code_use import code_use, code_use_tables
 from mcot.eval.tool_use import tool_use, tool_use_tables
 from mcot.rundir import open_run, order_arms, read_manifest, read_scores, write_text_atomic
 from mcot.study.config import StudyConfig
@@ -144,7 +145,8 @@ def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path)
     tables = study_tables(rows)
     use: list[Table] = []
     for model, run_dir in runs.items():
-        for table in tool_use_tables(tool_use(open_run(run_dir), read_scores(run_dir))):
+        opened = open_run(run_dir)
+        for table in [*tool_use_tables(tool_use(opened, read_scores(run_dir))), *code_use_tables(code_use(opened))]:
             table.title = f"{table.title} — {model}"
             use.append(table)
     figure = study_figure(study_points(rows), out / FIGURES_DIR)

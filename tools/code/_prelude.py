@@ -13,7 +13,15 @@ import types as _mcot_types
 import matplotlib
 
 matplotlib.use("Agg")
-from PIL import Image
+import matplotlib.pyplot as plt
+import numpy as np
+import PIL
+from PIL import Image, ImageChops, ImageDraw, ImageEnhance, ImageFilter, ImageFont, ImageOps
+
+__all__ = [  # what a cell finds: `image`, `images` and the libraries (named here so that no linter drops them)
+    "PIL", "Image", "ImageChops", "ImageDraw", "ImageEnhance", "ImageFilter", "ImageFont", "ImageOps", "image",
+    "images", "matplotlib", "networkx", "np", "nx", "plt", "pymunk", "shapely", "sympy",
+]  # fmt: skip
 
 
 class _MCotLazyModule(_mcot_types.ModuleType):
