@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcot.eval.tables import Table, pct
+
 from mcot.rundir.jsonl import iter_jsonl
 from mcot.rundir.layout import CODE_REPLAY
 from mcot.rundir.run import Run

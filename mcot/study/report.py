@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcot.eval.caveats import run_caveats
+from mcot.eval.code_use import code_use, code_use_tables
 from mcot.eval.figures import FIGURES_DIR, FigureFile, StudyPoint, study_figure
 from mcot.eval.report import (
     BASE_ARM,
@@ -29,7 +30,6 @@ from mcot.eval.report import (
     with_holm,
 )
 from mcot.eval.tables import Table, pct
-from mcot.eval.code_use import code_use, code_use_tables
 from mcot.eval.tool_use import tool_use, tool_use_tables
 from mcot.rundir import open_run, order_arms, read_manifest, read_scores, write_text_atomic
 from mcot.study.config import StudyConfig
