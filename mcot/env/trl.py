@@ -47,6 +47,8 @@ class CanvasEnvironment:
             )
         item = item_from_row(row["item"])
         images = row.get("images") or []
+        if self.episode is not None:  # each episode its own code session: the last one's ends here
+            self.episode.close()
         self.episode = Episode.open(item, self.tools, images[0] if images else None, self.images_root)
         if row.get("prompt"):
             return None
