@@ -167,7 +167,6 @@ def _judge(config: StudyConfig) -> Any:
 def _score(run: Path, judge: Any, protocol: str) -> None:
     from mcot.eval.errors import EvalError
     from mcot.eval.scoring import score_run
-
     from mcot.rundir import read_manifest
 
     try:
