@@ -45,8 +45,8 @@ def code_use(run: Run) -> list[ArmCodeUse]:
         if PYTHON not in (run.arm_tools(mode) or ()):
             continue
         use = arms.setdefault(mode, ArmCodeUse(mode))
-        cells = [cell_of(step) for step in run.trace(item_id, mode) or []]
-        cells = [cell for cell in cells if cell is not None]
+        found = [cell_of(step) for step in run.trace(item_id, mode) or []]
+        cells = [cell for cell in found if cell is not None]
         use.cells.append(len(cells))
         for cell in cells:
             outcome = str(cell.get("outcome") or "ok")
@@ -56,10 +56,10 @@ def code_use(run: Run) -> list[ArmCodeUse]:
     replay = run.root / CODE_REPLAY
     if replay.is_file():
         for line in iter_jsonl(replay):
-            use = arms.get(str(line.get("mode")))
-            if use is not None:
-                use.replayed += 1
-                use.replay_matched += bool(line.get("matched"))
+            replayed = arms.get(str(line.get("mode"))) if isinstance(line, dict) else None
+            if replayed is not None:
+                replayed.replayed += 1
+                replayed.replay_matched += bool(line.get("matched"))
     return [arms[arm] for arm in run.arms if arm in arms]
 
 

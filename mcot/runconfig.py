@@ -78,6 +78,11 @@ class RunConfig:
     unsafe_local_code: bool = option(False,
                                      help="run the code arms' model-written Python without the OS sandbox (only "
                                      "its limits); recorded in the manifest and stated atop every report")  # fmt: skip
+    mcp: list[str] | None = option(None, metavar="NAME=COMMAND",
+                                   help="start an MCP server (stdio) for the run; `--tools NAME:*` offers its tools "
+                                   "(repeatable; the `mcp` extra)")  # fmt: skip
+    mcp_timeout: float = option(60.0, gt=0, metavar="SECONDS", rule="must be a positive number of seconds",
+                                help="with --mcp: time-out of one MCP tool call (then the call fails)")  # fmt: skip
     max_canvas_images: int = option(3, ge=1, cli=False, result=True,
                                     help="canvas images kept in the conversation (older ones become text)")  # fmt: skip
     max_output_tokens: int | None = option(None, ge=1, cli=False, result=True, help="most output tokens per model call")
@@ -95,6 +100,8 @@ class RunConfig:
             )
         if self.ray_address is not None and self.executor != "ray":
             raise UsageError("--ray-address goes with --executor ray")
+        if self.mcp and (self.workers > 1 or self.executor != "local"):
+            raise UsageError("--mcp servers serve this process: give --workers 1 and --executor local with --mcp")
         if self.sample is not None and self.limit is not None:
             raise UsageError("--sample and --limit choose the items in two ways: give one of them")
 
@@ -163,5 +170,5 @@ class ImagineConfig:
         return {"seed": self.seed, "steps": self.steps, "guidance": self.guidance, "size": size}
 
     def result_settings(self) -> dict[str, Any]:
-        """Return the manifest's `config`."""
-        return {**self.options(), "n_per_prompt": self.n_per_prompt, "limit": self.limit}
+        """Return the manifest's `config`: the fields declared `result=True`, the size as [width, height]."""
+        return {**result_settings(self), "size": self.options()["size"]}

@@ -300,6 +300,10 @@ async def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool
         concurrency=config.concurrency,
     )
     manifest.inference = inference_notes(benchmarks)
+    if config.mcp:
+        from mcot.mcp.servers import active_entries
+
+        manifest.mcp = active_entries()
     if config.runs_code():
         from mcot.tools.code.manifest import code_manifest
 
