@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcot.agents.backends.base import ModelBackend, ModelRequest, ToolSet
+from mcot.agents.backends.base import ModelBackend, ModelRequest, SchemaFlavor, ToolSet
 from mcot.agents.budget import Budget
 from mcot.agents.cache import digest_request
 from mcot.agents.errors import AgentError, ModelError
@@ -30,7 +30,7 @@ from mcot.agents.messages import (
     system,
     user,
 )
-from mcot.agents.prompts import load_prompt, render_task
+from mcot.agents.prompts import GENERATED_SYSTEM_PROMPT, load_prompt, load_template, render_task, tool_summaries
 from mcot.agents.toolbox import Toolbox, ToolOutcome, outcome
 from mcot.agents.trace import Recorder
 
@@ -66,6 +66,32 @@ def image_part(path: Path, *, canvas: bool = False) -> ImagePart:
             image.convert("RGBA" if "A" in image.getbands() else "RGB").save(buffer, format="PNG")
             data, media = buffer.getvalue(), "image/png"
     return ImagePart(data, media, canvas)
+
+
+def arm_system_prompt(
+    template: str | None,
+    names: tuple[str, ...],
+    schemas: list[dict[str, Any]],
+    *,
+    width: int,
+    height: int,
+    max_steps: int,
+    sees_canvas: bool = True,
+) -> str:
+    """Return the system prompt of an arm with tools: its toolset's `template` filled (plus the domain-tools and
+    canvas-blind notes where they apply), or, with no template, `system.generated.txt` listing the arm's own tools
+    (`schemas`, Chat Completions entries), so that no arm is told of a tool it does not offer."""
+    sizes = {"width": width, "height": height, "max_steps": max_steps}
+    if template is None:
+        listing = "\n".join(f"- {name}: {summary}" for name, summary in tool_summaries(schemas))
+        return load_prompt(GENERATED_SYSTEM_PROMPT).render(tool_listing=listing, **sizes)
+    prompt = load_template(template).render(**sizes)
+    if any(drawn_by(name) == "tool" and name != "python" for name in names):
+        # only an arm that offers domain tools is told about them: the canvas and code arms' prompts name none
+        prompt += "\n\n" + load_prompt("system.domain-tools.txt").render()
+    if not sees_canvas:
+        prompt += "\n\n" + load_prompt("system.canvas-blind.txt").render()
+    return prompt
 
 
 @dataclass
@@ -108,8 +134,12 @@ class Session:
     cut_chars: int = 0
     """Characters of model text left out because a turn passed `Budget.max_answer_chars`."""
     sees_canvas: bool = True
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    system_prompt: str | None = DEFAULT_SYSTEM_PROMPT
+    """The template of the arm's system prompt; None: one generated from the tools it offers (`system.generated.txt`)."""
     max_new_tokens: int | None = None
+    sent: dict[str, Any] | None = None
+    """What the model was given before its first turn (system prompt, task text, tool schemas): recorded once, on
+    the first model step of the trace (`sent`), so that exports and the viewer show it as it was sent."""
 
     @property
     def hints(self) -> dict[str, Any]:
@@ -129,10 +159,11 @@ class Session:
     async def prepare(self) -> None:
         """Build the opening messages; with tools on offer open the canvas and record its first observation."""
         v = self.view
-        task = render_task(v.benchmark, v.question, v.choices, v.answer_type)
+        task = render_task(v.benchmark, v.question, v.choices, v.answer_type, has_image=bool(v.images))
         if self.tools is None:
             images = await asyncio.to_thread(lambda: [image_part(p) for p in v.images])
             self.messages = [user(*images, task)]
+            self.sent = {"system": None, "task": task, "tools": []}
             return
         first, rest = (v.images[0], v.images[1:]) if v.images else (None, ())
         runs_code = "python" in self.tools.names
@@ -149,15 +180,28 @@ class Session:
             return (extra, *self._observe("observation.initial.txt", []))
 
         extra, note, image = await asyncio.to_thread(opening)
-        prompt = load_prompt(self.system_prompt).render(
-            width=self.canvas.width, height=self.canvas.height, max_steps=self.budget.max_steps
-        )
-        if any(drawn_by(name) == "tool" and name != "python" for name in self.tools.names):
-            # only an arm that offers domain tools is told about them: the canvas arm's prompt names none
-            prompt += "\n\n" + load_prompt("system.domain-tools.txt").render()
-        if not self.sees_canvas:
-            prompt += "\n\n" + load_prompt("system.canvas-blind.txt").render()
+        prompt = self._system_text()
         self.messages = [system(prompt), user(note, image, *extra, task)]
+        flavor: SchemaFlavor = getattr(self.backend, "schema_flavor", "compatible")
+        self.sent = {"system": prompt, "task": task, "tools": self.tools.schemas(flavor), "schema_flavor": flavor}
+
+    def _system_text(self) -> str:
+        """Return the system prompt of an arm with tools: its toolset's template, else one made from its tools."""
+        assert self.tools is not None
+        return arm_system_prompt(
+            self.system_prompt,
+            self.tools.names,
+            self.tools.schemas("openai"),
+            width=self.canvas.width,
+            height=self.canvas.height,
+            max_steps=self.budget.max_steps,
+            sees_canvas=self.sees_canvas,
+        )
+
+    def _sent_once(self) -> dict[str, Any]:
+        """Return `{"sent": ...}` for the first model step of the trace, `{}` after it."""
+        sent, self.sent = self.sent, None
+        return {"sent": sent} if sent is not None else {}
 
     def _open_canvas(self, path: Path | None) -> Any:
         from mcot.benchmarks.inputs import check_regular
@@ -210,7 +254,7 @@ class Session:
             hints=self.hints,
         )
         digest = digest_request(getattr(self.backend, "key_spec", None) or self.backend.spec, request)
-        keyed = {"request_key": digest.key, "request_parts": digest.parts}
+        keyed = {"request_key": digest.key, "request_parts": digest.parts, **self._sent_once()}
         started = time.perf_counter()
         try:
             response = await self.backend.generate(request)
@@ -268,7 +312,7 @@ class Session:
         cut = len(text) - limit
         self.cut_chars += cut
         head = limit // 2
-        return f"{text[:head]}\n[… {cut:,} characters left out: the answer is longer than mcot keeps …]\n{text[-(limit - head):]}"
+        return f"{text[:head]}\n[… {cut:,} characters left out: the answer is longer than mcot keeps …]\n{text[-(limit - head) :]}"
 
     # --- tools -----------------------------------------------------------------------------------------
     async def run_tools(self, calls: tuple[ToolCall, ...]) -> list[str]:

@@ -23,7 +23,6 @@ from mcot.agents.pricing import cost_usd
 from mcot.agents.session import Session
 from mcot.agents.toolbox import RegistryToolbox, Toolbox, toolset
 
-from mcot.declare import DEFAULT_SYSTEM_PROMPT
 from mcot.rundir.blobs import Blobs, MemoryBlobs
 from mcot.rundir.traces import Trace
 
@@ -128,7 +127,7 @@ async def solve(
         tools=toolset(box, offered) if offered else None,
         redact=_redactor_of(backend),
         sees_canvas=sees_canvas,
-        system_prompt=declared_arm.system_prompt if declared_arm is not None else DEFAULT_SYSTEM_PROMPT,
+        system_prompt=declared_arm.system_prompt if declared_arm is not None else None,
         max_new_tokens=declared_benchmark.max_new_tokens if declared_benchmark is not None else None,
     )
     started = time.perf_counter()
