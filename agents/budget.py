@@ -28,6 +28,8 @@ class Budget:
     observe_max_side: int = 1024
     observe_format: Literal["png", "jpeg"] = "png"
     max_answer_chars: int = 1_000_000
+    unsafe_local_code: bool = False
+    """Run the `python` tool's sessions without the OS sandbox (only their limits): `--unsafe-local-code`."""
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:

@@ -86,8 +86,8 @@ def arm_system_prompt(
         listing = "\n".join(f"- {name}: {summary}" for name, summary in tool_summaries(schemas))
         return load_prompt(GENERATED_SYSTEM_PROMPT).render(tool_listing=listing, **sizes)
     prompt = load_template(template).render(**sizes)
-    if any(drawn_by(name) == "tool" for name in names):
-        # only an arm that offers domain tools is told about them: the canvas arm's prompt names none
+    if any(drawn_by(name) == "tool" and name != "python" for name in names):
+        # only an arm that offers domain tools is told about them: the canvas and code arms' prompts name none
         prompt += "\n\n" + load_prompt("system.domain-tools.txt").render()
     if not sees_canvas:
         prompt += "\n\n" + load_prompt("system.canvas-blind.txt").render()
@@ -168,11 +168,16 @@ class Session:
             self.sent = {"system": None, "task": task, "tools": []}
             return
         first, rest = (v.images[0], v.images[1:]) if v.images else (None, ())
+        runs_code = "python" in self.tools.names
 
         def opening() -> tuple[list[ImagePart], str, ImagePart]:
             # one trip to a worker thread (each trip waits for a free thread and for the loop): open the canvas,
             # read the other images, render the first observation
             self.canvas = self._open_canvas(first)
+            if runs_code:  # the pair's own code session, taken from the pool at its first cell
+                from mcot.tools.code.binding import reserve
+
+                reserve(self.canvas, list(v.images), isolated=not self.budget.unsafe_local_code)
             extra = [image_part(p) for p in rest]
             return (extra, *self._observe("observation.initial.txt", []))
 
@@ -358,12 +363,15 @@ class Session:
             image_path = None
             images: tuple[ImagePart, ...] = ()
             shown = result.text
-            if result.image:
-                sha = self.blobs.put(result.image, ".png")
-                image_path = blob_path(sha)
+            paths: list[str] = []
+            for data in (result.image, *result.more_images) if result.image else ():
+                sha = self.blobs.put(data, ".png")
+                paths.append(blob_path(sha))
                 if self.sees_canvas:  # a blind arm keeps the image in the trace, never in the conversation
-                    images = (_hashed(ImagePart(result.image, "image/png", canvas=True), sha),)
-                else:
+                    images = (*images, _hashed(ImagePart(data, "image/png", canvas=True), sha))
+            if paths:
+                image_path = paths[0]
+                if not self.sees_canvas:
                     shown = f"{result.text} (not shown: this arm shows no image after the first observation)"
             self.recorder.add(
                 "tool",
@@ -372,6 +380,7 @@ class Session:
                 result=result.text,
                 error=result.error,
                 image=image_path,
+                images=paths if len(paths) > 1 else None,
                 changed=list(result.drawn),
                 drawn_by=drawn_by(call.name),
                 ops=ops,
@@ -416,6 +425,13 @@ class Session:
         elif self.canvas_sha is not None:
             self.output_image = blob_path(self.canvas_sha)
         return self.output_image
+
+    def close(self) -> None:
+        """End what the solve held open beyond its own objects (the pair's code session); returns nothing."""
+        if self.canvas is not None and self.tools is not None and "python" in self.tools.names:
+            from mcot.tools.code.binding import release
+
+            release(self.canvas)
 
     # --- observe ---------------------------------------------------------------------------------------
     async def observe(self, changed: list[str]) -> None:

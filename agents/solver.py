@@ -158,6 +158,7 @@ async def solve(
         output = None
         if status == "ok":
             status, error = "error", session.redact(f"the final canvas could not be kept: {type(exc).__name__}: {exc}")
+    await asyncio.to_thread(session.close)
     usage = {
         "input_tokens": session.input_tokens,
         "output_tokens": session.output_tokens,

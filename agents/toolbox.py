@@ -19,6 +19,7 @@ class ToolOutcome:
     drawn: list[str] = field(default_factory=list)
     error: str | None = None
     image: bytes | None = None
+    more_images: tuple[bytes, ...] = ()
 
 
 class Toolbox(Protocol):
@@ -110,4 +111,5 @@ def outcome(result: Any) -> ToolOutcome:
         drawn=list(getattr(result, "drawn", None) or []),
         error=getattr(result, "error", None),
         image=getattr(result, "image", None),
+        more_images=tuple(getattr(result, "more_images", None) or ()),
     )

@@ -1,4 +1,5 @@
-"""The offline caveat: what the `offline` model is, said at the top of every report that includes it.
+"""The caveats said at the top of every report: what the `offline` model is, and that a run's model-written code
+ran without the sandbox (`--unsafe-local-code`).
 
 The `offline` backend is a scripted tool user, not a model: its numbers show that the pipeline works, never
 whether models reason better with a canvas. `mcot demo`, run reports and study reports print the same note.
@@ -27,3 +28,23 @@ def is_offline(spec: object) -> bool:
 def offline_caveat(specs: Iterable[object]) -> str | None:
     """Return the offline note on one line when any of the model specs is the offline policy, else None."""
     return " ".join(OFFLINE_NOTE.split()) if any(is_offline(spec) for spec in specs) else None
+
+
+UNSAFE_CODE_NOTE = (
+    "Warning: this run's code arms ran model-written Python with --unsafe-local-code, without the OS sandbox "
+    "(only the resource limits, the system-call filter and the key-free environment applied)."
+)
+
+
+def ran_unsafe_code(manifest: object) -> bool:
+    """Return whether a run manifest (a Manifest or its dict) records code run with --unsafe-local-code."""
+    code = manifest.get("code") if isinstance(manifest, dict) else getattr(manifest, "code", None)
+    return isinstance(code, dict) and bool(code.get("unsafe_local_code"))
+
+
+def run_caveats(specs: Iterable[object], manifests: Iterable[object] = ()) -> str | None:
+    """Return the caveats of the runs on one line: the unsafe-code warning when any ran code unsandboxed, then
+    the offline note when any model is the offline policy; None when neither applies."""
+    notes = [UNSAFE_CODE_NOTE] if any(ran_unsafe_code(m) for m in manifests) else []
+    offline = offline_caveat(specs)
+    return " ".join([*notes, *([offline] if offline else [])]) or None

@@ -19,7 +19,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from mcot.eval.advice import advice
-from mcot.eval.caveats import offline_caveat
+from mcot.eval.caveats import run_caveats
+from mcot.eval.code_use import code_use, code_use_tables
 from mcot.eval.compare import Comparison, apply_holm, arm_pairs, compare_sides, detectable_cell, side
 from mcot.eval.errors import EvalError
 from mcot.eval.figures import Figures, write_figures
@@ -441,6 +442,7 @@ def build_report(
     headline = headline_table(scores)
     lead = name_protocol([headline], protocol) if headline is not None else []
     lead += tool_use_tables(tool_use(run, scores))
+    lead += code_use_tables(code_use(run))
     tables = protocol_tables(run, scores, protocol)
     if robust is not None:
         tables += protocol_tables(run, robust, ROBUST)
@@ -490,8 +492,8 @@ def people_tables(people: PeopleSection, protocol: str | None) -> list[Table]:
 
 
 def run_caveat(run: Run) -> str | None:
-    """Return the offline caveat when the run's model is the offline policy, else None."""
-    return offline_caveat([run.manifest.model_spec])
+    """Return the run's caveats (unsafe code, the offline policy) on one line, else None."""
+    return run_caveats([run.manifest.model_spec], [run.manifest])
 
 
 def inline_html(text: str) -> str:

@@ -55,6 +55,7 @@ declare_generator("procedural", f"{_GENERATORS}:procedural", usage="procedural",
 
 for _module in ("canvas_ops", "geometry", "optics", "physics", "graphs", "perception", "maze_image", "algebra"):
     declare_tools(f"mcot.tools.{_module}")
+declare_tools("mcot.tools.code.tool")
 declare_toolset("text", (), description="no tools: one answer in words")
 declare_toolset("canvas", "mcot.tools.toolsets:canvas_tools", system_prompt=DEFAULT_SYSTEM_PROMPT,
                 description="only the canvas tools (draw, transform, edit, undo, zoom, grid) and the canvas image")  # fmt: skip
@@ -66,6 +67,10 @@ declare_toolset("canvas-blind", "mcot.tools.toolsets:canvas_tools", sees_canvas=
                 "after that what changed is said in words")  # fmt: skip
 declare_toolset("look", ("zoom", "show_grid"), system_prompt="system.look.txt",
                 description="ablation: only zoom and show_grid (perception help without drawing)")  # fmt: skip
+declare_toolset("code", ("python",), system_prompt="system.code.txt",
+                description="only the python tool: a sandboxed, stateful Python session with the item's images")  # fmt: skip
+declare_toolset("code+canvas", "mcot.tools.toolsets:code_and_canvas_tools", system_prompt="system.code-canvas.txt",
+                description="the python tool and the canvas tools")  # fmt: skip
 
 # --- the offline policy's strategies -----------------------------------------------------------------------
 

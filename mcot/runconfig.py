@@ -75,6 +75,9 @@ class RunConfig:
                           help="worker processes (each with its own event loop), or Ray actors")  # fmt: skip
     executor: str = option("local", metavar="KIND", help="local (this machine) or ray (a Ray cluster; the `ray` extra)")
     ray_address: str | None = option(None, metavar="ADDR", help="with --executor ray: auto, HOST:PORT or ray://HOST:PORT")
+    unsafe_local_code: bool = option(False,
+                                     help="run the code arms' model-written Python without the OS sandbox (only "
+                                     "its limits); recorded in the manifest and stated atop every report")  # fmt: skip
     mcp: list[str] | None = option(None, metavar="NAME=COMMAND",
                                    help="start an MCP server (stdio) for the run; `--tools NAME:*` offers its tools "
                                    "(repeatable; the `mcp` extra)")  # fmt: skip
@@ -110,6 +113,10 @@ class RunConfig:
         from mcot.arms import parse_arms
 
         return parse_arms(self.mode, self.tools)
+
+    def runs_code(self) -> bool:
+        """Return whether an arm of the run offers the `python` tool (model-written code)."""
+        return any("python" in arm.tools for arm in self.arms)
 
     def base_urls(self) -> tuple[str, ...]:
         """Return the model's endpoints (none: the SDK's default or its environment variable)."""

@@ -212,6 +212,7 @@ def solve_recipe(config: RunConfig) -> Any:
         max_canvas_images=config.max_canvas_images,
         temperature=config.temperature,
         seed=config.seed,
+        unsafe_local_code=config.unsafe_local_code,
     )
     limits = None
     if config.max_rpm is not None or config.max_tpm is not None:
@@ -324,6 +325,14 @@ async def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool
         from mcot.mcp.servers import active_entries
 
         manifest.mcp = active_entries()
+    if config.runs_code():
+        from mcot.tools.code.manifest import code_manifest
+
+        manifest.code = code_manifest(unsafe_local_code=config.unsafe_local_code)
+        if config.workers == 1 and config.executor == "local":  # the sessions start while the run sets up
+            from mcot.tools.code.pool import shared_pool
+
+            shared_pool(isolated=not config.unsafe_local_code).fill()
     return RunJob(
         run_dir=run_dir,
         items=items,
@@ -353,7 +362,14 @@ def _public_urls(urls: tuple[str, ...]) -> str | list[str] | None:
 
 
 def preflight(config: RunConfig) -> None:
-    """Check, before anything is written, that the executor asked for can be reached (UsageError in one line)."""
+    """Check, before anything is written, that the code sandbox starts (for the code arms) and that the executor
+    asked for can be reached (UsageError in one line)."""
+    if config.runs_code() and not config.unsafe_local_code:
+        from mcot.tools.code.sandbox import sandbox_problem
+
+        problem = sandbox_problem()
+        if problem is not None:
+            raise UsageError(f"the code arms cannot run: {problem}")
     if config.executor != "ray":
         return
     from mcot.executors.ray_executor import reachable

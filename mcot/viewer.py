@@ -56,6 +56,8 @@ judge rated, a graded score such as GOBench's SPS), labelled by its ratings; err
 method "error"); unjudged: a score without a verdict or rating (judge failed or none); unscored: no score line."""
 VERDICTS = ("valid", "invalid", "absent", "none")
 """The trace verifier's verdict on what the model drew; `none`: the item's task has no verifier (or no score)."""
+CELL_FIELDS = ("source", "outcome", "duration_s", "message", "stdout", "stderr", "value", "cut", "restarted")
+"""What the viewer shows of a code cell (its trace step's `data.cell`)."""
 SHOWN_STEP_FIELDS = ("step", "kind", "text", "tool", "arguments", "result", "error", "tool_calls", "t", "drawn_by")
 """Trace step fields the viewer shows (with `image` as a link); svg, ops and data stay on disk."""
 
@@ -181,6 +183,15 @@ def _shown_step(step: dict[str, Any], links: _Links) -> dict[str, Any]:
         shown["image"] = image
     if step.get("retries"):
         shown["retries"] = len(step["retries"])
+    cell = (step.get("data") or {}).get("cell") if step.get("kind") == "tool" else None
+    if isinstance(cell, dict):  # a code cell: shown as code with its outputs and every image it showed
+        shown["cell"] = {key: cell[key] for key in CELL_FIELDS if cell.get(key) not in (None, "", [], False)}
+        shown["images"] = [
+            url for url in (links.run(path) for path in step.get("images") or [step.get("image")]) if url
+        ]
+        shown.pop("image", None)
+        shown.pop("arguments", None)
+        shown.pop("result", None)
     return shown
 
 

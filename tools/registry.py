@@ -32,12 +32,18 @@ _MAX_TEXT = 4000
 
 @dataclass
 class Output:
-    """What a tool function returns: the text for the model, structured data, and optionally ids and an image."""
+    """What a tool function returns: the text for the model, structured data, and optionally ids and images.
+
+    `more_images` are images after the first (a code cell may show several); `error` set marks a call that
+    ran but failed (a cell that raised): the result is not ok, and its text is still what the model reads.
+    """
 
     text: str
     data: dict[str, Any] = field(default_factory=dict)
     drawn: list[str] = field(default_factory=list)
     image: bytes | None = None
+    more_images: list[bytes] = field(default_factory=list)
+    error: str | None = None
 
 
 @dataclass
@@ -186,7 +192,15 @@ def _call(name: str, arguments: dict[str, Any] | str | None, canvas: Any) -> Too
         rollback(canvas, mark, max(0, _log_length(canvas) - log_before))
         return _failure(spec, exc)
     text = out.text if len(out.text) <= _MAX_TEXT else out.text[: _MAX_TEXT - 20] + " … (truncated)"
-    return ToolResult(ok=True, text=text, data=out.data, drawn=[*out.drawn, *drawn], error=None, image=out.image)
+    return ToolResult(
+        ok=out.error is None,
+        text=text,
+        data=out.data,
+        drawn=[*out.drawn, *drawn],
+        error=out.error,
+        image=out.image,
+        more_images=list(out.more_images),
+    )
 
 
 def _failure(spec: ToolSpec, exc: Exception) -> ToolResult:

@@ -12,7 +12,8 @@ class ToolResult:
 
     `text` is what the model reads (on error: what was wrong and how to fix the call); `data` the structured
     result; `drawn` the element ids added or changed on the canvas; `image` PNG bytes for tools that return a
-    picture (zoom), else None.
+    picture (zoom), else None; `more_images` the images after the first of a tool that shows several (a code
+    cell).
     """
 
     ok: bool
@@ -21,6 +22,7 @@ class ToolResult:
     drawn: list[str] = field(default_factory=list)
     error: str | None = None
     image: bytes | None = None
+    more_images: list[bytes] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-serialisable dict of the result, without the image bytes (their size instead)."""
@@ -31,4 +33,5 @@ class ToolResult:
             "drawn": list(self.drawn),
             "error": self.error,
             "image_bytes": len(self.image) if self.image is not None else 0,
+            "more_images": len(self.more_images),
         }

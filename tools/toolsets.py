@@ -20,6 +20,9 @@ from mcot.tools.registry import lookup, registry
 
 from mcot.registry import TOOLSETS
 
+CODE_GROUP = "code"
+"""The group of the `python` tool: only the code arms offer it (`code`, `code+canvas`)."""
+
 
 def canvas_tools() -> tuple[str, ...]:
     """Return the canvas operations' tool names, in the op table's order (DESIGN.md's for the built-in ones)."""
@@ -29,9 +32,16 @@ def canvas_tools() -> tuple[str, ...]:
 
 
 def every_tool() -> tuple[str, ...]:
-    """Return every declared tool: the canvas operations first, then the domain tools by group (an MCP server's
-    tools only where an arm names them: `--tools SERVER:*`)."""
-    return tuple(name for name, spec in registry().items() if not spec.group.startswith("mcp:"))
+    """Return every declared tool but the code tool (its own arms offer it) and MCP servers' tools (only where an arm
+    names them: `--tools SERVER:*`): the canvas operations first, then the domain tools by group."""
+    return tuple(
+        name for name, spec in registry().items() if spec.group != CODE_GROUP and not spec.group.startswith("mcp:")
+    )
+
+
+def code_and_canvas_tools() -> tuple[str, ...]:
+    """Return the tools of the `code+canvas` arm: `python`, then the canvas operations."""
+    return ("python", *canvas_tools())
 
 
 def toolset_names() -> tuple[str, ...]:

@@ -1,8 +1,9 @@
 """The offline backend: plays the first strategy that recognises the item, if the request offers its tools.
 
 What the policy may do comes from the request alone: with no tools offered (the text arm) it gives its fixed
-guess; with tools offered, a recognised item is played only when every tool its strategy needs is among
-them, and otherwise answered with what it would need and the fixed guess. It never calls a tool the request
+guess; with tools offered, a recognised item is played by the first recognising strategy whose every needed
+tool is among them (the domain tools' strategy in the tools arm, the Python one in the code arms), and otherwise
+answered with what the first would need and the fixed guess. It never calls a tool the request
 does not offer, whatever the arm is called.
 """
 
@@ -49,9 +50,10 @@ def next_move(view: OfflineView) -> Move:
     """Return the policy's move: the recognising strategy's, what it lacks and the fixed guess, or the guess."""
     if not view.tools or view.canvas is None:
         return Move(text=fixed_guess(view))
-    for strategy in strategies().values():
-        if not strategy.recognises(view):
-            continue
+    recognising = [strategy for strategy in strategies().values() if strategy.recognises(view)]
+    # the first strategy whose tools are all offered plays (the code arms' strategies stand beside the games')
+    playable = [strategy for strategy in recognising if not strategy.missing(view.tools)]
+    for strategy in playable[:1] or recognising[:1]:
         missing = strategy.missing(view.tools)
         if missing:
             return Move(text=cannot_solve(view, strategy.kind, missing))

@@ -59,7 +59,10 @@ class PromptTemplate:
             raise PromptError(f"prompt template {self.name} needs the value {exc}") from None
 
 
-FILLED_AT_LOAD = {"canvas_tools": "mcot.tools.canvas_ops:prompt_listing"}
+FILLED_AT_LOAD = {
+    "canvas_tools": "mcot.tools.canvas_ops:prompt_listing",
+    "code_limits": "mcot.tools.code.limits:prompt_listing",
+}
 """Placeholders a template file may hold that are filled when it is loaded, from the function named (the list of
 canvas tools comes from the canvas's op table), so that the template's sha256 covers what the model reads."""
 

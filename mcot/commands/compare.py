@@ -32,7 +32,7 @@ def comparison_markdown(
     text arm, Holm's correction over every total (mcot.eval.compare.compare_many). The offline caveat leads when
     a run's model is the offline policy.
     """
-    from mcot.eval.caveats import offline_caveat
+    from mcot.eval.caveats import run_caveats
     from mcot.eval.compare import compare_many, compare_runs
     from mcot.rundir import read_manifest, read_scores
 
@@ -57,7 +57,8 @@ def comparison_markdown(
     except (EvalError, RunDirError) as exc:
         raise UsageError(str(exc)) from exc
     text = "\n".join(comparison.markdown() for comparison in comparisons)
-    caveat = offline_caveat(read_manifest(run).model_spec for run in runs)
+    manifests = [read_manifest(run) for run in runs]
+    caveat = run_caveats([m.model_spec for m in manifests], manifests)
     return f"> **{caveat}**\n\n{text}" if caveat else text
 
 

@@ -17,7 +17,20 @@ from mcot.rundir import write_text_atomic
 from mcot.runner import run_items
 from mcot.viewer import write_viewer
 
-DEMO_ARMS = "text,canvas,tools"
+DEMO_ARMS = "text,canvas,tools,code"
+"""The demo's arms; `code` (the offline policy writing Python for the maze and dart items) only where the sandbox
+starts (`demo_arms`)."""
+
+
+def demo_arms() -> str:
+    """Return the arms the demo runs: DEMO_ARMS, without `code` (said in one line) where the sandbox cannot start."""
+    from mcot.tools.code.sandbox import sandbox_problem
+
+    problem = sandbox_problem()
+    if problem is None:
+        return DEMO_ARMS
+    typer.echo(f"the demo skips the code arm: {problem}", err=True)
+    return ",".join(arm for arm in DEMO_ARMS.split(",") if arm != "code")
 
 
 def offline_caveat(arms: str = DEMO_ARMS) -> str:
@@ -35,16 +48,18 @@ def run_demo(out: Path) -> int:
     paths = prepare_out(out)
     count = generate_suite(paths, figures=DEMO_GEPBENCH_FIGURES, per_task=DEMO_GAMES_PER_TASK, seed=DEMO_SEED)
     typer.echo(f"[1/4] generated {count} items (GePBench easy+hard, every game task) in {paths.items}")
-    config = RunConfig(data=paths.items, model="offline", out=paths.run, mode=DEMO_ARMS, concurrency=2)
+    arms = demo_arms()
+    config = RunConfig(data=paths.items, model="offline", out=paths.run, mode=arms, concurrency=2)
     summary = run_items(config, quiet=True)
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(summary.by_status.items()))
     typer.echo(f"[2/4] solved {summary.total} (item, arm) pairs with the offline policy: {statuses}")
-    caveat = offline_caveat()
+    caveat = offline_caveat(arms)
     typer.echo("[3/4] scoring")
     typer.echo(caveat + "\n")
     run_score(run_dir=paths.run, judge=None, judge_template=None, base_url=None)
-    typer.echo("[4/4] text vs canvas, text vs tools")
-    sections = [comparison_markdown(paths.run, a="text", b=arm) for arm in ("canvas", "tools")]
+    compared = [arm for arm in arms.split(",") if arm != "text"]
+    typer.echo(f"[4/4] {', '.join(f'text vs {arm}' for arm in compared)}")
+    sections = [comparison_markdown(paths.run, a="text", b=arm) for arm in compared]
     text = "# mcot demo — arms compared\n\n" + caveat.replace("\n", "  \n") + "\n\n" + "\n".join(sections)
     write_text_atomic(paths.comparison, text)
     typer.echo("\n".join(sections))

@@ -13,7 +13,7 @@ from mcot.command_options import ScoreOptions
 from mcot.errors import UsageError
 from mcot.eval.errors import EvalError
 from mcot.options import validated
-from mcot.rundir import RunDirError, run_lock
+from mcot.rundir import RunDirError, read_manifest, run_lock
 
 
 @validated(ScoreOptions)
@@ -51,6 +51,10 @@ def run_score(
         check_endpoints_now(judge_model)  # a dead judge endpoint refuses the command before anything is written
     try:
         with run_lock(run_dir, "mcot score"):
+            if read_manifest(Path(run_dir)).code:  # the code arms' cells re-run first: the report counts the matches
+                from mcot.code_replay import replay_code
+
+                typer.echo(replay_code(Path(run_dir)).line())
             summary = score_run(
                 Path(run_dir), judge=judge_model, template=judge_template, protocol=protocol, human=list(human or ())
             )

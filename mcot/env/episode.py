@@ -173,6 +173,10 @@ class Episode:
         except (CanvasError, TypeError, ValueError) as exc:  # a canvas size of the wrong shape, …
             raise EpisodeError(f"item {item.id}: {_one_line(exc)}") from None
         episode = cls(item, tools, base, canvas)
+        if "python" in tools and item.images and root is not None:  # the episode's code session: every image
+            from mcot.tools.code.binding import reserve
+
+            reserve(canvas, [Path(root) / path for path in item.images])
         episode._record("observation", text=_note("observation.initial.txt", canvas, []), changed=[], version=0)
         return episode
 
@@ -193,13 +197,15 @@ class Episode:
         ops = copy.deepcopy(canvas.log[before:])
         image_path = None
         images: list[Image.Image] = []
-        if result.image:
+        paths: list[str] = []
+        for data in (result.image, *result.more_images) if result.image else ():  # a code cell may show several
             import hashlib
 
-            sha = hashlib.sha256(result.image).hexdigest()
-            self.blobs[sha] = result.image
-            image_path = f"blobs/{sha}.png"
-            images.append(open_base(result.image))
+            sha = hashlib.sha256(data).hexdigest()
+            self.blobs[sha] = data
+            paths.append(f"blobs/{sha}.png")
+            images.append(open_base(data))
+        image_path = paths[0] if paths else None
         self._record(
             "tool",
             tool=name,
@@ -207,6 +213,7 @@ class Episode:
             result=result.text,
             error=result.error,
             image=image_path,
+            **({"images": paths} if len(paths) > 1 else {}),
             changed=list(result.drawn),
             drawn_by=drawn_by(name),
             ops=ops,
@@ -221,6 +228,13 @@ class Episode:
             images.append(self.view())
             text = f"{text}\n{note}"
         return Observation(result.ok, text, tuple(images))
+
+    def close(self) -> None:
+        """End what the episode holds beyond its objects (its code session, when it offers `python`)."""
+        if "python" in self.tools:
+            from mcot.tools.code.binding import release
+
+            release(self.canvas)
 
     def view(self) -> Image.Image:
         """Return the canvas as the model is shown it: the rendering, scaled down past OBSERVE_MAX_SIDE.

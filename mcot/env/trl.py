@@ -49,6 +49,8 @@ class CanvasEnvironment:
         images = row.get("images") or []
         if not isinstance(images, list | tuple):
             raise EpisodeError(f"the row's `images` is a {type(images).__name__}, not a list of images")
+        if self.episode is not None:  # each episode its own code session: the last one's ends here
+            self.episode.close()
         self.episode = Episode.open(item, self.tools, images[0] if images else None, self.images_root)
         if row.get("prompt"):
             return None

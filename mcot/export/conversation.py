@@ -257,8 +257,9 @@ def _rounds(pair: Pair, steps: list[dict[str, Any]], catalog: ImageCatalog, turn
                     is_error=bool(step.get("error")),
                 )
             )
-            if isinstance(step.get("image"), str):
-                name = catalog.add(pair.run.root / step["image"])
+            shown = step.get("images") or ([step["image"]] if isinstance(step.get("image"), str) else [])
+            for path in shown:  # a code cell may show several images: each follows the results, in order
+                name = catalog.add(pair.run.root / str(path))
                 if name:
                     after.append(("image", name))
         elif kind == "observation":

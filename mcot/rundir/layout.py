@@ -16,6 +16,8 @@ SCHEDULE = "schedule.jsonl"
 TRACES = "traces"
 BLOBS = "blobs"
 LOCK = ".mcot.lock"
+CODE_REPLAY = "code_replay.jsonl"
+"""One line per (item id, arm) whose trace ran code: its cells re-run in a fresh session, image hashes compared."""
 """The lock file of the one process that writes the run (see mcot.rundir.lock)."""
 _PLAIN = re.compile(r"[^A-Za-z0-9_.-]+")
 

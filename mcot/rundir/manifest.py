@@ -135,6 +135,8 @@ class Manifest(_Entry):
     scoring: ScoringEntry | None = None
     inference: dict[str, dict[str, Any]] | None = None
     """Per benchmark: the text arm's generation limit and how the arms with tools ask differently."""
+    code: dict[str, Any] | None = None
+    """When an arm offers `python`: unsafe_local_code, the sandbox, its limits and the library versions inside."""
     mcp: list[dict[str, Any]] | None = None
     """`mcot run --mcp`: per MCP server its name, command, the name and version it gave, its tools' schema hashes."""
 

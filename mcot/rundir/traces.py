@@ -13,7 +13,9 @@ the response cache served it: its tokens were not paid) and `tool_calls_in_text`
 the text). Old traces lack these fields; `replay:RUN` needs them. The first model step of a pair records `sent`:
 what the model was given before its first turn, exactly — `system` (the system prompt, None in the text arm),
 `task` (the task text), `tools` (the tool schemas as the backend sent them) and `schema_flavor`; exports and the
-viewer read it rather than render the templates again.
+viewer read it rather than render the templates again. A tool step that showed several
+images (a code cell) lists them all in `images` (`image` is the first); a `python` step's `data.cell` is the cell
+(source, stdout, stderr, value, image sha256s, duration, outcome, exception).
 
 File names come from `trace_name`: a readable part of the id, a hash of the exact (id, arm) pair and the arm,
 so two pairs never share a file and no name is longer than a file system allows; every line written by the
@@ -62,7 +64,7 @@ _EXTRA: dict[str, tuple[str, ...]] = {
         "tool_calls_in_text",
         "sent",
     ),
-    "tool": ("drawn_by", "ops", "data"),
+    "tool": ("drawn_by", "ops", "data", "images"),
     "observation": ("seen",),
 }
 _READABLE = re.compile(r"[^A-Za-z0-9_-]+")
@@ -105,6 +107,7 @@ class Step(OpenRecord):
     ops: list[dict[str, Any]] | None = None
     data: dict[str, Any] | None = None
     seen: str | None = None
+    images: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the step as the JSON object of one trace line: its schema version, the common fields, its kind's,

@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcot.eval.caveats import offline_caveat
+from mcot.eval.caveats import run_caveats
+from mcot.eval.code_use import code_use, code_use_tables
 from mcot.eval.figures import FIGURES_DIR, FigureFile, StudyPoint, study_figure
 from mcot.eval.registry import scoring_spec
 from mcot.eval.report import (
@@ -33,7 +34,7 @@ from mcot.eval.report import (
 )
 from mcot.eval.tables import Table, pct
 from mcot.eval.tool_use import tool_use, tool_use_tables
-from mcot.rundir import Score, open_run, order_arms, read_scores, write_text_atomic
+from mcot.rundir import Score, open_run, order_arms, read_manifest, read_scores, write_text_atomic
 from mcot.study.config import StudyConfig
 
 STUDY_MD = "study.md"
@@ -161,12 +162,13 @@ def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path)
     tables = study_tables(rows, lower_bounds(runs))
     use: list[Table] = []
     for model, run_dir in runs.items():
-        for table in tool_use_tables(tool_use(open_run(run_dir), read_scores(run_dir))):
+        opened = open_run(run_dir)
+        for table in [*tool_use_tables(tool_use(opened, read_scores(run_dir))), *code_use_tables(code_use(opened))]:
             table.title = f"{table.title} — {model}"
             use.append(table)
     figure, figure_note = _figure(rows, out)
     specs = [model.spec for model in config.models if model.name in runs]
-    caveat = offline_caveat(specs)
+    caveat = run_caveats(specs, [read_manifest(path) for path in runs.values()])
     header = [
         ("study", str(config.source)),
         ("models", ", ".join(f"{m.name} ({m.spec})" for m in config.models if m.name in runs)),

@@ -230,8 +230,13 @@ def _judge(config: StudyConfig) -> Any:
 def _score(run: Path, judge: Any, protocol: str) -> None:
     from mcot.eval.errors import EvalError
     from mcot.eval.scoring import score_run
+    from mcot.rundir import read_manifest
 
     try:
+        if read_manifest(run).code:  # as `mcot score`: the code arms' cells are replayed first
+            from mcot.code_replay import replay_code
+
+            replay_code(run)
         score_run(run, judge=judge, protocol=protocol)
     except EvalError as exc:
         raise UsageError(str(exc)) from exc

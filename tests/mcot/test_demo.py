@@ -9,7 +9,7 @@ from mcot.tools import canvas_tools
 from mcot.rundir import read_jsonl
 
 
-def test_demo_runs_three_arms_and_says_what_the_offline_policy_is(tmp_path: Path) -> None:
+def test_demo_runs_its_arms_and_says_what_the_offline_policy_is(tmp_path: Path) -> None:
     out = tmp_path / "demo"
     result = subprocess.run(
         [sys.executable, "-m", "mcot", "demo", "--out", str(out)], capture_output=True, text=True, timeout=300
@@ -21,7 +21,10 @@ def test_demo_runs_three_arms_and_says_what_the_offline_policy_is(tmp_path: Path
         assert "canvas: 13 tools: draw_line" in text and "text: no tools" in text
     assert "### canvas vs text" in comparison and "### tools vs text" in comparison
     results = read_jsonl(out / "run" / "results.jsonl")
-    assert {r["mode"] for r in results} == {"text", "canvas", "tools"}
+    from mcot.tools.code.sandbox import sandbox_problem
+
+    code = sandbox_problem() is None  # the demo's code arm runs where the sandbox starts
+    assert {r["mode"] for r in results} == {"text", "canvas", "tools", *(["code"] if code else [])}
     assert all(r["status"] == "ok" for r in results)
     canvas_games = [r for r in results if r["mode"] == "canvas" and r["benchmark"] == "games"]
     assert len(canvas_games) == 24
@@ -32,3 +35,7 @@ def test_demo_runs_three_arms_and_says_what_the_offline_policy_is(tmp_path: Path
     scores = read_jsonl(out / "run" / "scores.jsonl")
     tools_games = [s for s in scores if s["mode"] == "tools" and s["benchmark"] == "games"]
     assert len(tools_games) == 24 and all(s["correct"] for s in tools_games)
+    if code:  # the offline policy writes Python for the maze and dart items
+        assert "### code vs text" in comparison
+        solved = {s["category"] for s in scores if s["mode"] == "code" and s["benchmark"] == "games" and s["correct"]}
+        assert {"maze", "dart"} <= solved

@@ -56,7 +56,10 @@ def test_every_tool_is_documented_and_its_example_runs() -> None:
             call("draw_line", {"start": [0, 0], "end": [5, 5]}, canvas)
         result = call(name, json.dumps(spec.example), canvas)
         assert isinstance(result, ToolResult)
-        assert result.ok or name == "maze_from_image", (name, result.text)
+        from mcot.tools.code.sandbox import sandbox_problem
+
+        sandboxless = name == "python" and sandbox_problem() is not None  # then the code tool says why, in one line
+        assert result.ok or name == "maze_from_image" or sandboxless, (name, result.text)
 
 
 def test_canvas_ops_keep_design_argument_names_and_log() -> None:
