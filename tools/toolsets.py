@@ -33,10 +33,17 @@ def canvas_tools() -> tuple[str, ...]:
 
 def every_tool() -> tuple[str, ...]:
     """Return every declared tool but the code tool (its own arms offer it) and MCP servers' tools (only where an arm
-    names them: `--tools SERVER:*`): the canvas operations first, then the domain tools by group."""
-    return tuple(
-        name for name, spec in registry().items() if spec.group != CODE_GROUP and not spec.group.startswith("mcp:")
+    names them: `--tools SERVER:*`): the canvas operations in the op table's order, then the domain tools by group
+    and name — an order that does not depend on which tool module happened to be imported first (a resume compares
+    the arm's tools in order)."""
+    canvas = canvas_tools()
+    declared = registry()
+    others = sorted(
+        (spec.group, name)
+        for name, spec in declared.items()
+        if name not in canvas and spec.group != CODE_GROUP and not spec.group.startswith("mcp:")
     )
+    return (*(name for name in canvas if name in declared), *(name for _, name in others))
 
 
 def code_and_canvas_tools() -> tuple[str, ...]:
