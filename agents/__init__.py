@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcot.lazy import lazy_exports
+from mcot.core.lazy import lazy_exports
 
 _EXPORTS = {
     "AgentError": "mcot.agents.errors",
@@ -31,8 +31,8 @@ _EXPORTS = {
     "Solver": "mcot.agents.solver",
     "ChatSolver": "mcot.agents.solver",
     "Recorder": "mcot.agents.trace",
-    "Step": "mcot.rundir.traces",
-    "Trace": "mcot.rundir.traces",
+    "Step": "mcot.core.rundir.traces",
+    "Trace": "mcot.core.rundir.traces",
     "GeneratedImage": "mcot.agents.generators",
     "GeneratorError": "mcot.agents.generators",
     "ImageGenerator": "mcot.agents.generators",
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from mcot.agents.solver import ChatSolver, Prediction, Solver, solve
     from mcot.agents.trace import Recorder
 
-    from mcot.rundir.traces import Step, Trace
+    from mcot.core.rundir.traces import Step, Trace
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -27,6 +27,8 @@ from typing import Any
 from mcot.agents.backends.base import ModelBackend, ModelRequest, ModelResponse, ToolSet, Usage
 from mcot.agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart
 
+from mcot.core.rundir import json_line, write_text_atomic
+
 SHORT = 12
 """Hex digits of a part's digest in `request_parts` (and in trace steps)."""
 _SAMPLING = ("max_tokens", "temperature", "seed")
@@ -262,7 +264,6 @@ class CachedBackend:
 
     def store(self, key: str, response: ModelResponse) -> Path:
         """Write a response under `key` atomically (a temporary sibling, then a rename); return its path."""
-        from mcot.rundir import json_line, write_text_atomic
 
         return write_text_atomic(self.path(key), json_line(response_to_json(response, self.inner.spec)))
 

@@ -33,10 +33,14 @@ from mcot.agents.messages import (
 from mcot.agents.prompts import GENERATED_SYSTEM_PROMPT, load_prompt, load_template, render_task, tool_summaries
 from mcot.agents.toolbox import Toolbox, ToolOutcome, outcome
 from mcot.agents.trace import Recorder
+from mcot.canvas import MAX_PIXELS, Canvas, CanvasError
+from mcot.tools.canvas_ops import canvas_tools
+from mcot.tools.code.binding import release, reserve
 
-from mcot.declare import DEFAULT_SYSTEM_PROMPT
-from mcot.rundir.blobs import Blobs, blob_path
-from mcot.rundir.traces import DrawnBy
+from mcot.core.declare import DEFAULT_SYSTEM_PROMPT
+from mcot.core.inputs import check_regular, read_image_file
+from mcot.core.rundir.blobs import Blobs, blob_path
+from mcot.core.rundir.traces import DrawnBy
 
 BLANK_CANVAS = (1024, 768)
 _MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
@@ -44,8 +48,6 @@ _MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "W
 
 def image_part(path: Path, *, canvas: bool = False) -> ImagePart:
     """Return an image file as an ImagePart: PNG, JPEG, GIF and WEBP as they are, other formats as PNG."""
-    from mcot.benchmarks.inputs import read_image_file
-    from mcot.canvas import MAX_PIXELS, CanvasError
     from PIL import Image
 
     data = read_image_file(path)  # a regular file, opened without blocking: a named pipe would hang the thread
@@ -175,7 +177,6 @@ class Session:
             # read the other images, render the first observation
             self.canvas = self._open_canvas(first)
             if runs_code:  # the pair's own code session, taken from the pool at its first cell
-                from mcot.tools.code.binding import reserve
 
                 reserve(self.canvas, list(v.images), isolated=not self.budget.unsafe_local_code)
             extra = [image_part(p) for p in rest]
@@ -206,8 +207,6 @@ class Session:
         return {"sent": sent} if sent is not None else {}
 
     def _open_canvas(self, path: Path | None) -> Any:
-        from mcot.benchmarks.inputs import check_regular
-        from mcot.canvas import Canvas
 
         if path is None:
             return Canvas(size=BLANK_CANVAS)
@@ -429,7 +428,6 @@ class Session:
     def close(self) -> None:
         """End what the solve held open beyond its own objects (the pair's code session); returns nothing."""
         if self.canvas is not None and self.tools is not None and "python" in self.tools.names:
-            from mcot.tools.code.binding import release
 
             release(self.canvas)
 
@@ -458,7 +456,6 @@ class Session:
 
 def drawn_by(tool: str) -> DrawnBy:
     """Return who drew a tool step's geometry: "model" for a canvas operation, "tool" for any other tool."""
-    from mcot.tools.canvas_ops import canvas_tools
 
     return "model" if tool in canvas_tools() else "tool"
 

@@ -21,12 +21,16 @@ from mcot.agents.graph import StepLimitError, run_loop, run_text_loop
 from mcot.agents.pricing import cost_usd
 from mcot.agents.session import Session
 from mcot.agents.toolbox import RegistryToolbox, Toolbox, toolset
+from mcot.tools.errors import ToolError
+from mcot.tools.toolsets import toolset as named_toolset
 
-from mcot.rundir.blobs import Blobs, MemoryBlobs
-from mcot.rundir.traces import Trace
+from mcot.core.item import prompt_view
+from mcot.core.registry import BENCHMARKS, TOOLSETS
+from mcot.core.rundir.blobs import Blobs, MemoryBlobs
+from mcot.core.rundir.traces import Trace
 
 if TYPE_CHECKING:
-    from mcot.benchmarks.item import Item
+    from mcot.core.item import Item
 
 Status = Literal["ok", "error", "budget"]
 
@@ -103,9 +107,7 @@ async def solve(
     tool the toolbox lacks, raises ValueError; failures of the item never raise: they come back as status
     "error" (or "budget") with a message.
     """
-    from mcot.benchmarks.item import prompt_view
 
-    from mcot.registry import BENCHMARKS, TOOLSETS
 
     offered = _arm_tools(mode) if tools is None else tuple(tools)
     declared_arm = TOOLSETS.find(mode)
@@ -204,8 +206,6 @@ def _size(canvas: Any) -> dict[str, int]:
 
 def _arm_tools(arm: str) -> tuple[str, ...]:
     """Return the tools of a named arm ("text", "canvas", "tools"); raise ValueError for another name."""
-    from mcot.tools.errors import ToolError
-    from mcot.tools.toolsets import toolset as named_toolset
 
     try:
         return named_toolset(arm)

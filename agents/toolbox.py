@@ -7,6 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from mcot.agents.backends.base import SchemaFlavor, ToolSet
+from mcot.tools.registry import lookup
+from mcot.tools.schemas import flavored_tools
+
+from mcot import tools
 
 
 @dataclass(frozen=True)
@@ -47,13 +51,11 @@ class RegistryToolbox:
 
     def names(self) -> tuple[str, ...]:
         """Return every registered tool name."""
-        from mcot import tools
 
         return tuple(tools.registry())
 
     def has(self, name: str) -> bool:
         """Return whether a tool is registered as `name` (without loading every tool module when it is)."""
-        from mcot.tools.registry import lookup
 
         return lookup(name) is not None
 
@@ -63,7 +65,6 @@ class RegistryToolbox:
 
     def call(self, name: str, arguments: dict[str, Any] | str, canvas: Any) -> Any:
         """Run one tool through mcot.tools.call."""
-        from mcot import tools
 
         return tools.call(name, arguments, canvas)
 
@@ -74,14 +75,12 @@ _SCHEMAS: dict[tuple[str, tuple[str, ...]], tuple[tuple[Any, ...], list[dict[str
 
 def _registry_schemas(flavor: SchemaFlavor, names: tuple[str, ...]) -> list[dict[str, Any]]:
     """Return the registry's tool entries for a flavour, rebuilt only when one of the named tools was re-registered."""
-    from mcot.tools.registry import lookup
 
     # each name looked up alone: the canvas arm's tools never import the domain tools' modules (shapely, numpy…)
     specs = tuple(lookup(name) for name in names)
     hit = _SCHEMAS.get((flavor, names))
     if hit is not None and all(a is b for a, b in zip(hit[0], specs, strict=True)):
         return hit[1]
-    from mcot.tools.schemas import flavored_tools
 
     entries = flavored_tools(flavor, list(names))
     _SCHEMAS[(flavor, names)] = (specs, entries)

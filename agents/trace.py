@@ -1,6 +1,6 @@
 """The recorder that builds a solve's trace, one Step per model turn, tool call and canvas observation.
 
-The trace types (`Step`, `Trace`) and the trace files belong to the run directory (`mcot.rundir.traces`, which
+The trace types (`Step`, `Trace`) and the trace files belong to the run directory (`mcot.core.rundir.traces`, which
 says what each field means); the recorder only times and numbers the steps as a solve makes them.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from mcot.rundir.traces import Step, StepKind, Trace
+from mcot.core.rundir.traces import Step, StepKind, Trace
 
 
 class Recorder:

@@ -1,6 +1,6 @@
 """Benchmark items: the mcot item format, native loaders and generators with exact ground truth."""
 
-from mcot.benchmarks.item import (
+from mcot.core.item import (
     Item,
     ItemError,
     ItemsWriter,

@@ -1,7 +1,7 @@
 """The mcot canvas: ID-addressable vector elements over a raster base, rendered with cairo, replayable.
 
 Public surface: ``Canvas`` (with ``Checkpoint`` for all-or-nothing groups), ``CanvasError``, ``Element``,
-``Snapshot``, ``Observation``, the limits (a run's blob store is ``mcot.rundir.BlobStore``), and the op
+``Snapshot``, ``Observation``, the limits (a run's blob store is ``mcot.core.rundir.BlobStore``), and the op
 table: ``OpSpec`` and ``ElementKind`` (an operation and the kind of element it draws), ``declare_op``/
 ``remove_op``, ``op_specs``/``op_spec``/``element_kind``, and the argument types a declared op builds its model
 from (``Point``, ``Color``, …). See docs/canvas.md for the op table and for how rendering stays fast and deterministic.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcot.lazy import lazy_exports
+from mcot.core.lazy import lazy_exports
 
 _OPS = "mcot.canvas._ops"
 _ARGS = "mcot.canvas._args"

@@ -24,7 +24,7 @@ from mcot.canvas._svg import svg_document
 from mcot.canvas._types import Element, Observation, Snapshot
 from PIL import Image
 
-from mcot.geometry import Affine, reflection, rotation, scaling, translation
+from mcot.core.geometry import Affine, reflection, rotation, scaling, translation
 
 PNG_LEVEL = 1
 """zlib level for every PNG the canvas encodes: level 1 is several times cheaper than the default at a

@@ -30,7 +30,7 @@ from mcot.canvas._ops import ElementKind, OpSpec
 from mcot.canvas._svg import arrow_svg, circle_svg, line_svg, path_svg, point_svg, polygon_svg, text_svg
 from pydantic import Field
 
-from mcot.geometry import Vec
+from mcot.core.geometry import Vec
 
 _RENDER = "mcot.canvas._render:"
 

@@ -11,12 +11,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcot.canvas._args import Box, ElementId, ElementIds, Matrix, Number, Opacity, OpArgs, PatchRegion, Point
+from mcot.canvas._elements import mapped, matrix_list
 from mcot.canvas._limits import MAX_SCALE, MAX_SIDE, MAX_ZOOM, MIN_GRID_STEP
 from mcot.canvas._ops import ElementKind, OpSpec, Outcome, UpdateTarget
 from mcot.canvas._svg import patch_svg
 from pydantic import Field
 
-from mcot.geometry import Affine, Vec
+from mcot.core.geometry import Affine, Vec
 
 DEFAULT_ZOOM = 2.0
 """Magnification of a zoom that names none."""
@@ -29,14 +30,10 @@ class PatchProps(OpArgs):
 
 
 def _move_patch(p: dict[str, Any], t: Affine) -> dict[str, Any]:
-    from mcot.canvas._elements import matrix_list
-
     return {**p, "matrix": matrix_list(Affine(*p["matrix"]).then(t))}
 
 
 def _patch_corners(p: Mapping[str, Any]) -> list[Vec]:
-    from mcot.canvas._elements import mapped
-
     x0, y0, x1, y1 = p["region"]
     m = Affine(*p["matrix"])
     return [(q[0], q[1]) for q in (mapped(m, c) for c in ([x0, y0], [x1, y0], [x1, y1], [x0, y1]))]

@@ -9,7 +9,7 @@ from mcot.canvas._errors import CanvasError
 from mcot.canvas._ops import REQUIRED, element_kind, kind_properties
 from mcot.canvas._types import Element
 
-from mcot.geometry import Affine, Vec
+from mcot.core.geometry import Affine, Vec
 
 _NDIGITS = 9
 """Transformed coordinates are rounded to this many decimals so that 90-degree turns land on exact values."""

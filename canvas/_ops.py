@@ -7,17 +7,16 @@ verifier reads from it); the other ops edit elements, walk the history or change
 renderer, the SVG writer, the tool schemas (``mcot.tools.canvas_ops``), the system prompt's tool list and the
 trace verifiers' replay all read this table; ``declare_op`` adds to it from anywhere (docs/canvas.md).
 
-The table is a ``Registry`` (``mcot.registry.CANVAS_OPS``, kind "canvas operation"), like every other name mcot
+The table is a ``Registry`` (``mcot.core.registry.CANVAS_OPS``, kind "canvas operation"), like every other name mcot
 knows: a plugin's op whose name mcot or another plugin holds is refused by name and the rest of the plugin loads.
 Built-in ops are declared in ``_drawing_ops`` and ``_editing_ops``, loaded on first use of the table, under
-``mcot.plugins.LOCK`` (a second thread waits, and never sees a half-filled table). Loading the table needs
+``mcot.core.plugins.LOCK`` (a second thread waits, and never sees a half-filled table). Loading the table needs
 neither cairo nor the Canvas: a kind's ``draw`` may be a ``"module:function"`` reference, resolved when something
 is first rendered.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -29,9 +28,10 @@ from mcot.canvas._errors import CanvasError
 from pydantic import BaseModel, Field, create_model
 from pydantic_core import PydanticUndefined
 
-from mcot.geometry import Affine, Vec
-from mcot.plugins import LOCK, current_origin, declaring_as, refuse
-from mcot.registry import CANVAS_OPS
+from mcot.core.geometry import Affine, Vec
+from mcot.core.plugins import LOCK, current_origin, declaring_as, refuse
+from mcot.core.ref import Ref
+from mcot.core.registry import CANVAS_OPS
 
 DrawFn = Callable[[Any, dict[str, Any], Any], None]
 """Draws one element: ``(cairo context, props, base surface)``; the context's state is saved around the call."""
@@ -241,8 +241,7 @@ def resolve(ref: Callable[..., Any] | str) -> Callable[..., Any]:
 
 @cache
 def _resolve(ref: str) -> Callable[..., Any]:
-    module, _, attribute = ref.partition(":")
-    value = getattr(importlib.import_module(module), attribute)
+    value = Ref(ref).resolve()
     if not callable(value):
         raise CanvasError(f"{ref!r} is not a function")
     return value
@@ -329,6 +328,10 @@ def _changed() -> None:
         callback()
 
 
+BUILTIN_SOURCES = (Ref("mcot.canvas._drawing_ops:DRAWING_OPS"), Ref("mcot.canvas._editing_ops:EDITING_OPS"))
+"""Where the canvas's own ops are declared, in DESIGN.md's order: the drawing ops, then the others."""
+
+
 def _load_builtin() -> None:
     """Declare the canvas's own ops, once, in DESIGN.md's order: the drawing ops, then the others."""
     if _state["loaded"]:
@@ -338,11 +341,11 @@ def _load_builtin() -> None:
             return
         _state["loading"] = True
         try:
-            from mcot.canvas._drawing_ops import DRAWING_OPS
-            from mcot.canvas._editing_ops import EDITING_OPS
-
+            # the built-in ops are this table's sources (as a registry's are): they import the table's types,
+            # so the table names them rather than importing them
+            builtin: tuple[OpSpec, ...] = (*BUILTIN_SOURCES[0].resolve(), *BUILTIN_SOURCES[1].resolve())
             with declaring_as("mcot"):  # the first use may come from inside a plugin's declarations
-                for spec in (*DRAWING_OPS, *EDITING_OPS):
+                for spec in builtin:
                     _declare(spec, replace_existing=False, builtin=True)
                 _changed()
         finally:

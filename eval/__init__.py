@@ -4,14 +4,14 @@ The public surface is re-exported here; docs/scoring.md describes each protocol.
 (`mcot.declare_benchmark`) names its protocol module (`official`, `robust`, `tables`, `verifier`:
 mcot.eval.protocols), which `scoring_spec` (mcot.eval.registry) reads; its tables are built from mcot.eval.tables.
 Names are imported on first use, so that `import mcot.eval` does not load numpy and every protocol; the
-run-directory names (`Run`, `Score`, …) are those of `mcot.rundir`.
+run-directory names (`Run`, `Score`, …) are those of `mcot.core.rundir`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcot.lazy import lazy_exports
+from mcot.core.lazy import lazy_exports
 
 _EXPORTS = {
     "advice": "mcot.eval.advice",
@@ -45,12 +45,12 @@ _EXPORTS = {
     "scoring_spec": "mcot.eval.registry",
     "build_report": "mcot.eval.report",
     "write_report": "mcot.eval.report",
-    "Run": "mcot.rundir",
-    "Score": "mcot.rundir",
-    "check_frozen_items": "mcot.rundir",
-    "open_run": "mcot.rundir",
-    "read_scores": "mcot.rundir",
-    "write_scores": "mcot.rundir",
+    "Run": "mcot.core.rundir",
+    "Score": "mcot.core.rundir",
+    "check_frozen_items": "mcot.core.rundir",
+    "open_run": "mcot.core.rundir",
+    "read_scores": "mcot.core.rundir",
+    "write_scores": "mcot.core.rundir",
     "ScoreSummary": "mcot.eval.scoring",
     "score_pair": "mcot.eval.scoring",
     "score_run": "mcot.eval.scoring",
@@ -85,7 +85,7 @@ if TYPE_CHECKING:
     from mcot.eval.tables import Table, micro_mean, tally
     from mcot.eval.verify import TraceVerdict, verify_trace
 
-    from mcot.rundir import Run, Score, check_frozen_items, open_run, read_scores, write_scores
+    from mcot.core.rundir import Run, Score, check_frozen_items, open_run, read_scores, write_scores
 
 
 

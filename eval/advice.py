@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mcot.rundir import Score
+from mcot.core.rundir import Score
 
 CAUSE_WIDTH = 100
 MISSING_STATUS = "missing"

@@ -25,7 +25,7 @@ from typing import Any
 
 from mcot.eval.tables import Table, pct, with_all_arms
 
-from mcot.rundir import Score
+from mcot.core.rundir import Score
 
 YES = "Yes"
 NO = "No"

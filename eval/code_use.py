@@ -14,9 +14,9 @@ from typing import Any
 
 from mcot.eval.tables import Table, pct
 
-from mcot.rundir.jsonl import iter_jsonl
-from mcot.rundir.layout import CODE_REPLAY
-from mcot.rundir.run import Run
+from mcot.core.rundir.jsonl import iter_jsonl
+from mcot.core.rundir.layout import CODE_REPLAY
+from mcot.core.rundir.run import Run
 
 PYTHON = "python"
 

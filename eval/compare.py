@@ -34,7 +34,7 @@ from mcot.eval.stats import (
 )
 from mcot.eval.tables import Table, num, pct
 
-from mcot.rundir import Manifest, Result, Score, open_run, order_arms, read_scores
+from mcot.core.rundir import Manifest, Result, Score, open_run, order_arms, read_scores
 
 
 @dataclass(frozen=True)

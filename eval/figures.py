@@ -25,8 +25,8 @@ from mcot.eval.advice import is_generated
 from mcot.eval.stats import wilson_interval
 from mcot.eval.tables import tally
 
-from mcot.rundir import Run, Score, order_arms, write_bytes_atomic
-from mcot.rundir.layout import safe_stem
+from mcot.core.rundir import Run, Score, order_arms, write_bytes_atomic
+from mcot.core.rundir.layout import safe_stem
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -31,7 +31,7 @@ from mcot.eval.stats import (
 )
 from mcot.eval.tables import tally
 
-from mcot.rundir import Score
+from mcot.core.rundir import Score
 
 BOOTSTRAP_RESAMPLES = 1_000
 MIN_BOOTSTRAP_ITEMS = 30

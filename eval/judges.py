@@ -22,7 +22,8 @@ from typing import Any, Protocol, runtime_checkable
 from mcot.eval.errors import JudgeError, TemplateError
 from mcot.eval.extract import extract_json, extract_rating, extract_yes_no_answers
 
-from mcot.template_text import template_body
+from mcot.core.rundir import write_text_atomic
+from mcot.core.template_text import template_body
 
 # template name -> the placeholders the protocol fills
 TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
@@ -146,7 +147,6 @@ class JudgeCache:
 
     def put(self, key: str, raw: str, **record: Any) -> None:
         """Store the raw reply for `key` (with the spec and template hash for people reading the cache)."""
-        from mcot.rundir import write_text_atomic
 
         write_text_atomic(self._path(key), json.dumps({"raw": raw, **record}, ensure_ascii=False))
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcot.eval.extract import strip_latex_text
+from mcot.eval.extract import strip_latex_text, yes_no_value
 
 DEFAULT_REL_TOL = 1e-2
 
@@ -240,7 +240,6 @@ def match_answer(
             if index < len(choices) and normalize_text(str(choices[index])) == left:
                 return Match(True, "choice-text")
     if answer_type == "yesno":
-        from mcot.eval.extract import yes_no_value
 
         a, b = yes_no_value(left), yes_no_value(right)
         if a is not None and b is not None:

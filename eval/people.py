@@ -48,7 +48,7 @@ from mcot.eval.ratings import (
 )
 from mcot.eval.tables import Table, correlation_cell, mean, num, pct
 
-from mcot.rundir import Run, Score
+from mcot.core.rundir import Run, Score
 
 HUMAN_SCORES = "scores.human.jsonl"
 """The people's verdicts variant of RUN/scores.jsonl (`mcot score RUN --human FILE`)."""

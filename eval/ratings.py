@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from mcot.benchmarks.inputs import InputFileError, read_regular
-from mcot.benchmarks.item import Item
 from mcot.eval.errors import EvalError
+
+from mcot.core.inputs import InputFileError, read_regular
+from mcot.core.item import Item
 
 Value = str | float
 Scale = Literal["nominal", "ordinal"]

@@ -18,17 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 from mcot.eval.protocol_names import OFFICIAL, PROTOCOLS, ROBUST
 
-from mcot.registry import BENCHMARKS
-from mcot.registry import PROTOCOLS as DECLARED_PROTOCOLS
+from mcot.core.registry import BENCHMARKS
+from mcot.core.registry import PROTOCOLS as DECLARED_PROTOCOLS
 
 if TYPE_CHECKING:
-    from mcot.benchmarks.item import Item
     from mcot.eval.headline import Metric
     from mcot.eval.protocols.scorer import Scorer
     from mcot.eval.tables import Table
     from mcot.eval.verify import TraceVerdict
 
-    from mcot.rundir import Result, Score
+    from mcot.core.item import Item
+    from mcot.core.rundir import Result, Score
 
 __all__ = [
     "MODULE_NAMES",

@@ -32,7 +32,7 @@ from mcot.eval.tables import Table, by_mode, name_protocol, num, pct
 from mcot.eval.tool_use import tool_use, tool_use_tables
 from mcot.eval.trace_table import trace_crosstab
 
-from mcot.rundir import Result, Run, Score, order_arms, write_text_atomic
+from mcot.core.rundir import Result, Run, Score, order_arms, write_text_atomic
 
 if TYPE_CHECKING:
     from mcot.eval.people import PeopleSection

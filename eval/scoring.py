@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcot.benchmarks.item import Item
 from mcot.eval.advice import MISSING_STATUS, advice
 from mcot.eval.errors import EvalError
 from mcot.eval.judges import JudgeCache, JudgeModel, load_templates
@@ -32,8 +31,9 @@ from mcot.eval.ratings import read_raters
 from mcot.eval.registry import scoring_spec
 from mcot.eval.verify import verify_trace
 
-from mcot.registry import PROTOCOLS as PROTOCOL_REGISTRY
-from mcot.rundir import (
+from mcot.core.item import Item
+from mcot.core.registry import PROTOCOLS as PROTOCOL_REGISTRY
+from mcot.core.rundir import (
     ROBUST_SCORES,
     SCORES,
     JudgeEntry,

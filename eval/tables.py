@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from mcot.eval.stats import plcc, srcc
 
-from mcot.rundir import Score, order_arms
+from mcot.core.rundir import Score, order_arms
 
 
 @dataclass

@@ -17,7 +17,7 @@ import numpy as np
 from mcot.eval.headline import is_correct
 from mcot.eval.tables import Table, num, pct
 
-from mcot.rundir import Run, Score, order_arms
+from mcot.core.rundir import Run, Score, order_arms
 
 NEAR_ZERO_SHARE = 0.10
 """An arm whose pairs call a tool less often than this is flagged."""

@@ -13,7 +13,7 @@ from mcot.eval.registry import scoring_spec
 from mcot.eval.tables import Table
 from mcot.eval.verify import verifier_tasks
 
-from mcot.rundir import Score, order_arms
+from mcot.core.rundir import Score, order_arms
 
 TRACE_VERDICTS = ("valid", "invalid", "absent")
 TRACE_TITLE = "Trace verifiers — answer × drawing"

@@ -1,9 +1,9 @@
 """mcot: multimodal chain-of-thought with a canvas.
 
 The installed package holds the rooms (`mcot.agents`, `mcot.canvas`, `mcot.tools`, `mcot.benchmarks`,
-`mcot.eval`), the ground floor every room may use (`mcot.registry`, `mcot.rundir`, `mcot.plugins`), and the CLI
+`mcot.eval`), the ground floor every room may use (`mcot.core.registry`, `mcot.core.rundir`, `mcot.core.plugins`), and the CLI
 and run orchestration (`mcot.cli`, `mcot.runner`, `mcot.commands`). This module re-exports the public
-declaration API (`mcot.declare`): `mcot.declare_benchmark`, `mcot.tool`, `mcot.declare_backend`, …, and the
+declaration API (`mcot.core.declare`): `mcot.declare_benchmark`, `mcot.tool`, `mcot.declare_backend`, …, and the
 types a plugin's functions take and return (`mcot.Scorer`, `mcot.Score`, `mcot.Tally`, `mcot.Context`, …). Names are
 imported on first use, so `import mcot` costs nothing.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcot.lazy import lazy_exports
+from mcot.core.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -52,19 +52,19 @@ _PLUGIN_TYPES = (
     "OfflineView",
     "Move",
 )
-"""The types of the plugin API (`mcot.declare.PLUGIN_TYPES`): a protocol's, a loader's, a tool's, a strategy's."""
+"""The types of the plugin API (`mcot.core.declare.PLUGIN_TYPES`): a protocol's, a loader's, a tool's, a strategy's."""
 _EXPORTS = {
-    **dict.fromkeys(_DECLARE, "mcot.declare"),
-    **dict.fromkeys(_PLUGIN_TYPES, "mcot.declare"),
-    "Ref": "mcot.registry",
-    "Registry": "mcot.registry",
-    "RegistryError": "mcot.registry",
+    **dict.fromkeys(_DECLARE, "mcot.core.declare"),
+    **dict.fromkeys(_PLUGIN_TYPES, "mcot.core.declare"),
+    "Ref": "mcot.core.registry",
+    "Registry": "mcot.core.registry",
+    "RegistryError": "mcot.core.registry",
 }
 
 if TYPE_CHECKING:
     from mcot.agents.offline.strategies import Move, OfflineView, Strategy
     from mcot.benchmarks.loaders._types import LoadedItem, Skip, Tally
-    from mcot.declare import (
+    from mcot.core.declare import (
         AnswerForm,
         Benchmark,
         ExportFormat,
@@ -86,10 +86,10 @@ if TYPE_CHECKING:
         declare_toolset,
         tool,
     )
+    from mcot.core.registry import Ref, Registry, RegistryError
+    from mcot.core.rundir.results import Result
+    from mcot.core.rundir.scores import Score
     from mcot.eval.protocols.scorer import Scorer, ScoringProtocol
-    from mcot.registry import Ref, Registry, RegistryError
-    from mcot.rundir.results import Result
-    from mcot.rundir.scores import Score
     from mcot.tools.registry import Context, Output
 
 

@@ -1,6 +1,6 @@
 """The arms of an experiment: what `--mode` and `--tools` name, and what each arm offers the model.
 
-An arm is a declared toolset (`mcot.registry.TOOLSETS`: `text` offers no tools, `canvas` only the canvas
+An arm is a declared toolset (`mcot.core.registry.TOOLSETS`: `text` offers no tools, `canvas` only the canvas
 operations, `tools` the canvas plus the domain tools, and any a plugin declares) or `custom`, the tools
 `--tools` lists. The manifest records each arm's exact tool names and schema hashes.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mcot.errors import UsageError
-from mcot.registry import TOOLSETS
+from mcot.core.errors import UsageError
+from mcot.core.registry import TOOLSETS
 from mcot.tools.errors import ToolError
 from mcot.tools.toolsets import custom_toolset, schema_hashes, toolset, toolset_names
 

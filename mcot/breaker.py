@@ -23,12 +23,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from mcot.errors import UsageError
+from mcot.agents.endpoints import probe, public_url
+from mcot.core.errors import UsageError
+from mcot.executors.records import failure_record
 
 if TYPE_CHECKING:
     from mcot.agents.retry import Failure
-    from mcot.benchmarks.item import Item
-    from mcot.rundir.results import Result
+    from mcot.core.item import Item
+    from mcot.core.rundir.results import Result
 
 BREAKER_THRESHOLD = 10
 """Attempts in a row, across pairs, that could not connect, after which a run starts no more pairs."""
@@ -93,7 +95,6 @@ def is_permanent(failure: Failure) -> bool:
 
 def record_not_started(append: Callable[[Result], None], pairs: Iterable[tuple[Item, str]], cause: str) -> int:
     """Append a failure record with `cause` for each (item, arm) that did not start; return how many."""
-    from mcot.executors.records import failure_record
 
     count = 0
     for item, arm in pairs:
@@ -114,7 +115,6 @@ async def check_endpoints(backend: Any) -> None:
     urls: Sequence[str] = endpoints() if callable(endpoints) else ()
     if not urls:
         return
-    from mcot.agents.endpoints import probe, public_url
 
     for url in urls:
         scheme = urlsplit(str(url)).scheme.lower()

@@ -1,13 +1,13 @@
-"""mcot's own declarations, made through the same public API a plugin uses (`mcot.declare`).
+"""mcot's own declarations, made through the same public API a plugin uses (`mcot.core.declare`).
 
-`mcot.plugins.load_plugins` imports this module before any plugin, the first time a registry is listed or
+`mcot.core.plugins.load_plugins` imports this module before any plugin, the first time a registry is listed or
 misses a name. Everything is named by module or "module:function", so declaring imports nothing heavy: a
 backend's SDK, a benchmark's protocol, a loader's pyarrow are imported when first used.
 """
 
 from __future__ import annotations
 
-from mcot.declare import (
+from mcot.core.declare import (
     DEFAULT_SYSTEM_PROMPT,
     declare_answer_form,
     declare_backend,
@@ -20,7 +20,7 @@ from mcot.declare import (
     declare_tools,
     declare_toolset,
 )
-from mcot.registry import STRATEGIES
+from mcot.core.registry import STRATEGIES
 
 # --- model backends (specs of `--model` and `--judge`) ---------------------------------------------------
 

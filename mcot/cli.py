@@ -7,9 +7,7 @@ the declaration `Options` (mcot/command_options.py, mcot/runconfig.py), checked 
 
 from __future__ import annotations
 
-import importlib
 import sys
-from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -35,11 +33,9 @@ from mcot.command_options import (
     VerlConfigOptions,
     ViewOptions,
 )
-from mcot.errors import UsageError
-from mcot.options import arguments, command
-from mcot.oserrors import os_failure
+from mcot.core.options import command
+from mcot.dispatch import dispatch
 from mcot.runconfig import ImagineConfig, RunConfig
-from mcot.rundir import RunDirError
 
 app = HelpTyper(
     name="mcot",
@@ -80,29 +76,6 @@ def _root(
     ] = False,
 ) -> None:
     """Multimodal chain-of-thought with a canvas: solve, score and trace visual-reasoning benchmarks."""
-
-
-def _fail(message: str, code: int = 2) -> None:
-    typer.echo(f"mcot: {message}", err=True)
-    raise typer.Exit(code)
-
-
-def dispatch(module: str, function: str, config: type[Any], **values: Any) -> None:
-    """Check the values against the command's declaration `config`, then import `mcot.commands.<module>` (only
-    when its command runs: fast start-up) and call its `function` with them."""
-    kwargs = values
-    try:
-        kwargs = arguments(config(**values))
-        command_module = importlib.import_module(f"mcot.commands.{module}")
-        target: Callable[..., Any] = getattr(command_module, function)
-        code = target(**kwargs)
-    except (UsageError, RunDirError) as exc:
-        _fail(str(exc))
-    except OSError as exc:  # a full disk, a read-only folder, …: one line, never a traceback (mcot/oserrors.py)
-        _fail(*os_failure(exc, kwargs))
-    else:
-        if code:
-            raise typer.Exit(int(code))
 
 
 def _declare(group: typer.Typer, name: str, config: type[Any], module: str, function: str, doc: str) -> None:

@@ -18,7 +18,8 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from mcot.command_options import GenItemsOptions
-from mcot.options import command
+from mcot.core.options import command
+from mcot.dispatch import dispatch
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["--help", "-h"], "max_content_width": 100}
 
@@ -28,7 +29,7 @@ _PLACEHOLDER = re.compile(r"\{(backends|generators|toolsets|export_formats|expor
 
 def declared(kind: str) -> str:
     """Return what the registry `kind` holds as help text: `usage (description) | …`."""
-    from mcot import registry
+    from mcot.core import registry
 
     if kind == "formats":
         from mcot.benchmarks.loaders import convertible_formats
@@ -143,7 +144,7 @@ class GeneratorGroup(HelpGroup):
 
     def list_commands(self, ctx: Any) -> list[str]:
         """Return the built-in generation commands and the declared item generators' names."""
-        from mcot.registry import ITEM_GENERATORS
+        from mcot.core.registry import ITEM_GENERATORS
 
         names = list(super().list_commands(ctx))
         return names + [name for name in ITEM_GENERATORS.names() if name not in names]
@@ -153,7 +154,7 @@ class GeneratorGroup(HelpGroup):
         found = super().get_command(ctx, name)
         if found is not None:
             return found
-        from mcot.registry import ITEM_GENERATORS
+        from mcot.core.registry import ITEM_GENERATORS
 
         declared = ITEM_GENERATORS.find(name)
         return _generator_command(declared.name, declared.description) if declared is not None else None
@@ -162,8 +163,6 @@ class GeneratorGroup(HelpGroup):
 def _generator_command(name: str, description: str) -> Any:
     """Return the `mcot gen NAME` command of a declared item generator, built from GenItemsOptions like every
     command."""
-    from mcot.cli import dispatch  # mcot.cli imports this module
-
     def body(**values: Any) -> None:
         dispatch("gen_items", "gen_items", GenItemsOptions, name=name, **values)
 

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcot.benchmarks.item import prompt_view
+from mcot.core.item import prompt_view
+from mcot.core.rundir import open_run
+from mcot.core.rundir.jsonl import write_jsonl
+from mcot.core.rundir.layout import CODE_REPLAY
 from mcot.eval.caveats import ran_unsafe_code
 from mcot.eval.code_use import PYTHON, cell_of
-from mcot.rundir import open_run
-from mcot.rundir.jsonl import write_jsonl
-from mcot.rundir.layout import CODE_REPLAY
 from mcot.tools.code.kernel import CodeSession
 from mcot.tools.code.limits import DEFAULT_LIMITS, CodeLimits
 

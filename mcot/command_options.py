@@ -1,7 +1,7 @@
 """The options of every `mcot` command but `run` and `imagine` (mcot/runconfig.py), declared once.
 
 One dataclass per command: each field is one option or argument — flag, placeholder, help, default and bounds
-(mcot.options.option). `mcot.cli` generates the command's parameters from it, its `__post_init__` refuses a bad
+(mcot.core.options.option). `mcot.cli` generates the command's parameters from it, its `__post_init__` refuses a bad
 value naming the flag, and the command function in `mcot/commands/` takes the fields as its keyword arguments
 (decorated `@validated(Options)`, so a call from Python is checked the same way). Light on purpose: `mcot --help`
 imports this module and nothing of what the commands do; the classes are not frozen, since building a frozen
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcot.options import check, option
+from mcot.core.options import check, option
 
 MAX_ITEMS_PER_TASK = 100_000
 """The most items per task `mcot gen games --n` makes."""

@@ -7,7 +7,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcot.benchmarks.item import ItemsWriter, read_items
+from mcot.core.item import ItemsWriter, read_items
 
 DEMO_GEPBENCH_FIGURES = 8
 DEMO_GAMES_PER_TASK = 4

@@ -25,9 +25,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from mcot.benchmarks.item import Item, ItemsWriter, contained_path
+from mcot.core.item import Item, ItemsWriter, contained_path
+from mcot.core.registry import BENCHMARKS
+from mcot.core.rundir import Run, open_run, read_scores
 from mcot.eval.errors import EvalError
-from mcot.rundir import Run, open_run, read_scores
 
 SELECTION_FILE = "selection.json"
 FAILURE_WEIGHT = 0.75
@@ -62,7 +63,6 @@ class Hardness:
 
 def reference_lookup(benchmark: str) -> ReferenceFn | None:
     """Return the `reference_solution` of a declared benchmark's protocol module, None when it has none."""
-    from mcot.registry import BENCHMARKS
 
     declared = BENCHMARKS.find(benchmark)
     if declared is None or declared.protocols is None:

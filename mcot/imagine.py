@@ -10,11 +10,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mcot.benchmarks.item import Item
+from mcot.agents.endpoints import public_url
+from mcot.agents.generators import load_generator
+from mcot.agents.generators.solver import ImageOptions, ImageSolver
+from mcot.agents.retry import RetryPolicy
 from mcot.breaker import check_endpoints_now
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.item import Item
+from mcot.core.rundir import RunDir, build_manifest
+from mcot.executors import InProcessExecutor
+from mcot.pacing import AdaptiveConcurrency
 from mcot.runconfig import ImagineConfig
-from mcot.rundir import RunDir, build_manifest
 from mcot.runner import Pacing, RunJob, RunSummary, freeze, prepare_dataset, read_source_items
 
 if TYPE_CHECKING:
@@ -62,12 +68,6 @@ def imagine_job(config: ImagineConfig, *, bar: bool = False) -> RunJob:
 
     A bad spec, a missing extra or a missing key fails here, before anything is written.
     """
-    from mcot.agents.endpoints import public_url
-    from mcot.agents.generators import load_generator
-    from mcot.agents.generators.solver import ImageOptions, ImageSolver
-    from mcot.agents.retry import RetryPolicy
-    from mcot.executors import InProcessExecutor
-    from mcot.pacing import AdaptiveConcurrency
 
     retry = RetryPolicy(max_tries=config.max_tries)
     generators = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from mcot.agents import ask_text, load_model
 from mcot.eval.judges import JudgeModel
 
 
@@ -26,13 +27,11 @@ class BackendJudge:
 
         A backend whose API does not take a temperature (see its `sampling_support()`) asks without one.
         """
-        from mcot.agents import ask_text
 
         return await ask_text(self._backend, prompt, images=tuple(images), temperature=temperature)
 
 
 def judge_from_spec(spec: str, base_url: str | None = None) -> JudgeModel:
     """Return a judge for a model SPEC (openai:M, anthropic:M, openai-compatible:M, scripted:FILE, offline)."""
-    from mcot.agents import load_model
 
     return BackendJudge(spec, load_model(spec, base_url=base_url))

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from mcot.agents.retry import is_overload
+
 if TYPE_CHECKING:
     from mcot.agents.retry import Failure
 
@@ -41,7 +43,6 @@ class AdaptiveConcurrency:
 
     def on_call(self, failure: Failure | None) -> None:
         """Take one model call's outcome: None (success) or its classified failure."""
-        from mcot.agents.retry import is_overload
 
         with self._lock:
             if failure is None:

@@ -21,8 +21,8 @@ from mcot.spending import usd
 
 if TYPE_CHECKING:
     from mcot.agents.retry import Failure
+    from mcot.core.rundir.results import Result
     from mcot.pacing import AdaptiveConcurrency
-    from mcot.rundir.results import Result
     from mcot.spending import CostBudget
 
 STALL_S = 60.0

@@ -25,7 +25,11 @@ import concurrent.futures
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any
 
-from mcot.benchmarks.item import Item
+from mcot.core.item import Item
+from mcot.core.rundir import Result
+from mcot.env.episode import item_from_row
+from mcot.eval.protocols.scorer import Scorer
+from mcot.eval.registry import scoring_spec
 
 
 def final_text(completion: Any) -> str:
@@ -55,9 +59,6 @@ def _content_text(content: Any) -> str:
 
 def score_answer(item: Item, text: str) -> Any:
     """Return the Score the benchmark's official protocol gives `text` for `item`, without a judge (as `mcot score`)."""
-    from mcot.eval.protocols.scorer import Scorer
-    from mcot.eval.registry import scoring_spec
-    from mcot.rundir import Result
 
     protocol = scoring_spec(item.benchmark).protocol
     return _run(protocol(Scorer(), item, text, Result(id=item.id, mode="reward", status="ok", prediction=text)))
@@ -79,7 +80,6 @@ def _run(awaitable: Awaitable[Any]) -> Any:
 
 
 def _items(columns: Mapping[str, Any], count: int) -> list[Item]:
-    from mcot.env.episode import item_from_row
 
     values = columns.get("item")
     if values is None:
@@ -128,7 +128,6 @@ def compute_score(
     The item comes from `extra_info["item"]` (an `mcot export --as verl` row); without it, an item of benchmark
     `data_source` with answer `ground_truth` is scored by the generic rules of its answer (a text answer).
     """
-    from mcot.env.episode import item_from_row
 
     raw = (extra_info or {}).get("item")
     if raw is not None:

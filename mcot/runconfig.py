@@ -2,7 +2,7 @@
 default, range), their validation, and the settings the manifest records — and `ImagineConfig`, the same
 for `mcot imagine`.
 
-`mcot run --help` is generated from RunConfig's fields (mcot.options), and a test checks that every field
+`mcot run --help` is generated from RunConfig's fields (mcot.core.options), and a test checks that every field
 with a flag appears there with its default and help. Fields marked `result=True` change results: they form
 the manifest's `config`, and a resume with another value is refused.
 """
@@ -14,8 +14,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from mcot.errors import UsageError
-from mcot.options import check, option, result_settings
+from mcot.core.errors import UsageError
+from mcot.core.options import check, option, result_settings
 
 MAX_CONCURRENCY = 1024
 MAX_WORKERS = 256

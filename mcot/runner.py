@@ -11,13 +11,16 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcot.benchmarks.inputs import NotRegularFile, check_source
-from mcot.benchmarks.item import ITEMS_FILE, Item, ItemError, iter_items, read_items
+from mcot.agents import Budget, ModelSpecError, prompt_hashes
+from mcot.agents.endpoints import public_url
+from mcot.agents.limits import RateLimits
+from mcot.benchmarks.loaders import LoaderError, convert, detect_format, options_of
 from mcot.breaker import CircuitBreaker, check_endpoints, record_not_started
-from mcot.errors import UsageError
-from mcot.failures import FailureSummary, summarize_failures
-from mcot.runconfig import RunConfig
-from mcot.rundir import (
+from mcot.core.errors import UsageError
+from mcot.core.inputs import NotRegularFile, check_source
+from mcot.core.item import ITEMS_FILE, Item, ItemError, iter_items, read_items
+from mcot.core.registry import BENCHMARKS
+from mcot.core.rundir import (
     FrozenItems,
     Manifest,
     PairOutcomes,
@@ -26,11 +29,26 @@ from mcot.rundir import (
     RunDirError,
     build_manifest,
     now_iso,
+    read_jsonl,
     resume_conflicts,
     shuffled_pairs,
     write_schedule,
 )
-from mcot.rundir.schedule import schedule_file
+from mcot.core.rundir.layout import RESULTS
+from mcot.core.rundir.schedule import schedule_file
+from mcot.executors import ExecutorError, InProcessExecutor, ProcessExecutor, RayExecutor, SolveRecipe
+from mcot.executors.ray_executor import reachable
+from mcot.failures import FailureSummary, summarize_failures
+from mcot.interrupts import Interrupts
+from mcot.mcp.servers import active_entries
+from mcot.pacing import AdaptiveConcurrency
+from mcot.progress import CURRENT_PAIR, RunMonitor, on_terminal, report
+from mcot.runconfig import RunConfig
+from mcot.sampling import sample_positions, stratum
+from mcot.spending import CostBudget, check_priced
+from mcot.tools.code.manifest import code_manifest
+from mcot.tools.code.pool import shared_pool
+from mcot.tools.code.sandbox import sandbox_problem
 
 if TYPE_CHECKING:
     from mcot.agents.solver import Solver
@@ -83,7 +101,6 @@ def prepare_dataset(data: Path, fmt: str | None, run_root: Path, **convert_optio
     converted = run_root / CONVERTED
     if (converted / ITEMS_FILE).is_file():
         return converted.resolve()
-    from mcot.benchmarks.loaders import LoaderError, convert, detect_format, options_of
 
     fmt = fmt or detect_format(data)
     if fmt is None:
@@ -127,7 +144,6 @@ def select_items(
     the chosen items)."""
     if sample is None:
         return freeze(islice(iter_items(items_dir), limit), items_dir, staging)
-    from mcot.sampling import sample_positions, stratum
 
     chosen = sample_positions((stratum(item) for item in islice(iter_items(items_dir), limit)), sample, seed)
     picked = (item for index, item in enumerate(islice(iter_items(items_dir), limit)) if index in chosen)
@@ -136,7 +152,6 @@ def select_items(
 
 def inference_notes(benchmarks: list[str]) -> dict[str, dict[str, Any]]:
     """Return the manifest's `inference`: per benchmark its text arm's token cap and how the arms with tools differ."""
-    from mcot.registry import BENCHMARKS
 
     notes = {}
     for name in benchmarks:
@@ -148,8 +163,6 @@ def inference_notes(benchmarks: list[str]) -> dict[str, dict[str, Any]]:
 
 def _has_an_answer(root: Path) -> bool:
     """Return whether any pair of the run at `root` ended with an answer (a ledger line of status "ok")."""
-    from mcot.rundir import read_jsonl
-    from mcot.rundir.layout import RESULTS
 
     path = root / RESULTS
     return path.is_file() and any(row.get("status") == "ok" for row in read_jsonl(path))
@@ -201,9 +214,6 @@ class Pacing:
 
 def solve_recipe(config: RunConfig) -> Any:
     """Return the picklable recipe every worker builds the run's solvers from."""
-    from mcot.agents import Budget
-    from mcot.agents.limits import RateLimits
-    from mcot.executors import SolveRecipe
 
     budget = Budget(
         max_steps=config.max_steps,
@@ -252,7 +262,6 @@ class RunJob:
 
     async def execute(self) -> RunSummary:
         """Open the run (new, or resumed with the same settings), solve every pending pair; return the counts."""
-        from mcot.executors import ExecutorError
 
         started = time.perf_counter()
         manifest = open_or_refuse(self.run_dir, self.manifest, self.items, self.pacing.concurrency)
@@ -285,9 +294,6 @@ class RunJob:
 
 async def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool = True) -> RunJob:
     """Return the session `mcot run` asks for; a bad spec, key, executor or dataset fails here, before any write."""
-    from mcot.agents import prompt_hashes
-    from mcot.pacing import AdaptiveConcurrency
-    from mcot.spending import check_priced
 
     aimd = AdaptiveConcurrency(config.concurrency)
     observer = CallObserver(aimd)
@@ -305,7 +311,6 @@ async def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool
     benchmarks = sorted({item.benchmark for item in items})
     check_dataset = getattr(backend, "check_dataset", None)
     if check_dataset is not None:  # replay:RUN refuses other items before any work
-        from mcot.agents import ModelSpecError
 
         try:
             check_dataset(dataset.sha256)
@@ -322,15 +327,12 @@ async def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool
     )
     manifest.inference = inference_notes(benchmarks)
     if config.mcp:
-        from mcot.mcp.servers import active_entries
 
         manifest.mcp = active_entries()
     if config.runs_code():
-        from mcot.tools.code.manifest import code_manifest
 
         manifest.code = code_manifest(unsafe_local_code=config.unsafe_local_code)
         if config.workers == 1 and config.executor == "local":  # the sessions start while the run sets up
-            from mcot.tools.code.pool import shared_pool
 
             shared_pool(isolated=not config.unsafe_local_code).fill()
     return RunJob(
@@ -353,7 +355,6 @@ async def run_items_async(config: RunConfig, *, bar: bool = False, handle_signal
 
 def _public_urls(urls: tuple[str, ...]) -> str | list[str] | None:
     """Return the manifest's `base_url`: None, one URL, or the list — without any userinfo (a key may hide there)."""
-    from mcot.agents.endpoints import public_url
 
     shown = [public_url(url) for url in urls]
     if not shown:
@@ -365,14 +366,12 @@ def preflight(config: RunConfig) -> None:
     """Check, before anything is written, that the code sandbox starts (for the code arms) and that the executor
     asked for can be reached (UsageError in one line)."""
     if config.runs_code() and not config.unsafe_local_code:
-        from mcot.tools.code.sandbox import sandbox_problem
 
         problem = sandbox_problem()
         if problem is not None:
             raise UsageError(f"the code arms cannot run: {problem}")
     if config.executor != "ray":
         return
-    from mcot.executors.ray_executor import reachable
 
     reachable(config.ray_address)
 
@@ -387,7 +386,6 @@ def make_executor(
 ) -> PairExecutor:
     """Return the executor `--workers`/`--executor` ask for: in this process (with `solvers`), local worker
     processes or Ray actors (each building its own from `recipe`)."""
-    from mcot.executors import InProcessExecutor, ProcessExecutor, RayExecutor
 
     if config.executor == "ray":  # --workers left at 1: one actor per CPU of the cluster
         workers = config.workers if config.workers > 1 else None
@@ -448,9 +446,6 @@ async def drive(
     budget is reached, or a signal asks to stop (then those in flight get a grace period and the rest are
     cancelled: a cancelled pair writes nothing and is solved by the next run).
     """
-    from mcot.interrupts import Interrupts
-    from mcot.progress import CURRENT_PAIR, RunMonitor, report
-    from mcot.spending import CostBudget
 
     arms = sorted({arm for _, arm in order})
     # per pair a run keeps its id and line offset (items), its place in `order` and a byte of `outcomes`: no items
@@ -601,6 +596,5 @@ def _session_figures(
 
 def run_items(config: RunConfig, *, quiet: bool = False) -> RunSummary:
     """Run `run_items_async`, with a progress bar on a terminal (a line every `--log-every` s elsewhere)."""
-    from mcot.progress import on_terminal
 
     return asyncio.run(run_items_async(config, bar=not quiet and on_terminal(sys.stderr)))

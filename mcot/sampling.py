@@ -11,7 +11,7 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
-from mcot.benchmarks.item import Item
+from mcot.core.item import Item
 
 T = TypeVar("T", bound=Item)
 

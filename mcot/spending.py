@@ -13,8 +13,9 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from mcot.errors import UsageError
-from mcot.rundir.results import Result
+from mcot.agents.pricing import price_for
+from mcot.core.errors import UsageError
+from mcot.core.rundir.results import Result
 
 
 @dataclass
@@ -47,7 +48,6 @@ def check_priced(max_usd: float | None, provider: str, model: str, spec: str) ->
         return
     if not max_usd > 0:
         raise UsageError(f"--max-cost must be a positive amount of USD, got {max_usd}")
-    from mcot.agents.pricing import price_for
 
     if price_for(provider, model) is None:
         raise UsageError(

@@ -31,9 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from mcot.eval.advice import MISSING_STATUS
-from mcot.eval.ratings import rating_form
-from mcot.rundir import (
+from mcot.core.rundir import (
     SCORES,
     Result,
     Run,
@@ -44,7 +42,9 @@ from mcot.rundir import (
     open_run,
     write_text_atomic,
 )
-from mcot.rundir.traces import sent_to_model
+from mcot.core.rundir.traces import sent_to_model
+from mcot.eval.advice import MISSING_STATUS
+from mcot.eval.ratings import rating_form
 
 TEMPLATE = "viewer.html"
 SHARD_BYTES = 256 * 1024

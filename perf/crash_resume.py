@@ -55,7 +55,7 @@ from typing import Any
 
 from soak import FINAL_STATUSES, child_env, generate, pair_lines  # the sibling script (python puts perf/ on the path)
 
-from mcot.rundir import read_jsonl
+from mcot.core.rundir import read_jsonl
 from mcot.testing.fake_provider import FakeProvider, Faults, JudgeAgent, Paid, SoakAgent
 
 """Statuses a resume keeps (mcot.runner.DONE_STATUSES): a pair with two such lines was solved twice."""

@@ -33,7 +33,8 @@ from PIL import Image
 def figure(folder: Path) -> tuple[Path, dict[str, Any]]:
     """Return a 640 × 640 GePBench figure made here and the `item` column of an environment row drawn on it."""
     from mcot.benchmarks.generators.gepbench.engine import write
-    from mcot.benchmarks.item import ItemsWriter, iter_items
+
+    from mcot.core.item import ItemsWriter, iter_items
 
     with ItemsWriter(folder / "items") as writer:
         write(writer, 1, 0, "easy")

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcot.benchmarks.generators.gepbench.engine import write
-from mcot.benchmarks.item import ItemsWriter
+
+from mcot.core.item import ItemsWriter
 
 # the public engine, one core, measured side by side: (figures/s wall, questions a figure)
 PUBLIC_ENGINE = {"easy": (6.1, 12.1), "hard": (0.19, 13.8)}

@@ -179,7 +179,8 @@ def inspect_worker(items: Path, url: str, arm: str, n: int, concurrency: int, ou
     from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
     from inspect_ai.solver import generate, use_tools
     from inspect_ai.tool import tool
-    from mcot.benchmarks.item import read_items
+
+    from mcot.core.item import read_items
 
     @tool
     def draw_line():  # type: ignore[no-untyped-def]

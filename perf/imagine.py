@@ -110,9 +110,9 @@ def time_diffusers(images: int, steps: int, size: int) -> dict[str, float] | Non
     except ImportError:
         return None
     from mcot.agents.generators import ImageOptions, ImageSolver, load_generator
-    from mcot.benchmarks.item import Item
 
-    from mcot.rundir import BlobStore
+    from mcot.core.item import Item
+    from mcot.core.rundir import BlobStore
     from mcot.testing.tiny_pipeline import build_tiny_pipeline
 
     diffusers.utils.logging.set_verbosity_error()

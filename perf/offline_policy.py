@@ -20,7 +20,8 @@ from pathlib import Path
 from mcot.agents import load_model, solve
 from mcot.agents.offline.builtin import register_builtin_strategies
 from mcot.benchmarks.generators.games import generate
-from mcot.benchmarks.item import Item, ItemsWriter, read_items
+
+from mcot.core.item import Item, ItemsWriter, read_items
 
 TASKS = ("maze", "ray", "dart", "bounce", "dots", "triangles")
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mcot.rundir import RESULTS, SCORES, Result, ResultsLedger, Score, iter_jsonl, iter_scores, json_line
+from mcot.core.rundir import RESULTS, SCORES, Result, ResultsLedger, Score, iter_jsonl, iter_scores, json_line
 
 WORDS = "the ball leaves the wall at forty degrees and meets the mirror before the exit".split()
 

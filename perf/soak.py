@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcot.core.rundir import Result, read_jsonl
 from mcot.failures import summarize_failures
-from mcot.rundir import Result, read_jsonl
 from mcot.testing.fake_provider import FakeProvider, Faults, JudgeAgent, SoakAgent
 
 WIRES = ("openai-compatible", "anthropic")

@@ -23,11 +23,11 @@ from typing import Any
 
 from mcot.agents import Budget, load_model, solve
 from mcot.agents.toolbox import RegistryToolbox
-from mcot.benchmarks.item import Item, write_items
 from mcot.canvas import Canvas
 from mcot.tools import call
 
-from mcot.rundir import BlobStore
+from mcot.core.item import Item, write_items
+from mcot.core.rundir import BlobStore
 
 CALL = {
     "name": "measure_distance",

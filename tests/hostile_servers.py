@@ -12,8 +12,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcot.benchmarks.item import Item, write_items
 from PIL import Image
+
+from mcot.core.item import Item, write_items
 
 
 def png(color: str = "white") -> bytes:

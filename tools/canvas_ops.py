@@ -14,8 +14,8 @@ from mcot.canvas._ops import OpSpec, Outcome, op_specs, watch
 from mcot.tools.registry import Context, Output, tool, unregister
 from pydantic import BaseModel
 
-from mcot.plugins import declaring_as
-from mcot.registry import CANVAS_OPS
+from mcot.core.plugins import declaring_as
+from mcot.core.registry import CANVAS_OPS
 
 GROUP = "canvas"
 """The registry group of the canvas tools."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcot.canvas import MAX_ELEMENTS  # a canvas exists, so the package is already imported
 from mcot.tools.errors import ToolError
 
 MAX_DRAWINGS = 200
@@ -76,7 +77,6 @@ def _check_room(canvas: Any, count: int) -> None:
     elements = getattr(canvas, "elements", None)
     if elements is None or count == 0:
         return
-    from mcot.canvas import MAX_ELEMENTS  # a canvas exists, so the package is already imported
 
     room = MAX_ELEMENTS - len(elements)
     if count > room:

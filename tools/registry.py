@@ -1,6 +1,6 @@
 """Tools: a tool is a typed function, a pydantic argument model and a docstring; `call` runs one.
 
-Tools are declared in `mcot.registry.TOOLS` by the `@tool(group)` decorator (re-exported as `mcot.tool`), on
+Tools are declared in `mcot.core.registry.TOOLS` by the `@tool(group)` decorator (re-exported as `mcot.tool`), on
 the import of their module; `mcot.builtin` names mcot's tool modules (`mcot.declare_tools`) so that they are
 imported when the tools are listed or a name is looked up that is not loaded yet. A tool function is either
 plain and typed (`def add(a: int, b: int) -> int`: its parameters become the argument model, its return value
@@ -25,7 +25,7 @@ from mcot.tools.errors import ToolError
 from mcot.tools.result import ToolResult
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from mcot.registry import TOOLS
+from mcot.core.registry import TOOLS
 
 _MAX_TEXT = 4000
 

@@ -1,6 +1,6 @@
 """Named toolsets: which tools an arm of an experiment offers, and a hash of each tool's schema.
 
-Toolsets are declared in `mcot.registry.TOOLSETS` (`mcot.declare_toolset`; mcot's own in `mcot.builtin`):
+Toolsets are declared in `mcot.core.registry.TOOLSETS` (`mcot.declare_toolset`; mcot's own in `mcot.builtin`):
 `text` offers nothing, `canvas` only the canvas operations of DESIGN.md (draw, transform, edit, undo, zoom,
 grid: nothing that computes an answer), `tools` the canvas plus every declared tool (physics, optics, geometry,
 graph, perception, algebra, and any a plugin declares). A custom arm names its tools one by one
@@ -15,10 +15,12 @@ import json
 from collections.abc import Iterable
 from functools import cache
 
+from mcot.tools.canvas_ops import canvas_tools as from_the_table
 from mcot.tools.errors import ToolError
 from mcot.tools.registry import lookup, registry
+from mcot.tools.schemas import parameters_schema
 
-from mcot.registry import TOOLSETS
+from mcot.core.registry import TOOLSETS
 
 CODE_GROUP = "code"
 """The group of the `python` tool: only the code arms offer it (`code`, `code+canvas`)."""
@@ -26,7 +28,6 @@ CODE_GROUP = "code"
 
 def canvas_tools() -> tuple[str, ...]:
     """Return the canvas operations' tool names, in the op table's order (DESIGN.md's for the built-in ones)."""
-    from mcot.tools.canvas_ops import canvas_tools as from_the_table
 
     return from_the_table()
 
@@ -95,7 +96,6 @@ def _expand(name: str) -> tuple[str, ...]:
 @cache
 def schema_sha256(name: str) -> str:
     """Return the sha256 of a tool's model-facing definition (name, description, argument schema)."""
-    from mcot.tools.schemas import parameters_schema
 
     spec = lookup(name)
     if spec is None:

@@ -1,13 +1,13 @@
 """Small 2-D vector helpers on (x, y) tuples, shared by geometry, optics and physics.
 
-Rotation and the two reflections are mcot.geometry's (the canvas's own), named here as the tools call them.
+Rotation and the two reflections are mcot.core.geometry's (the canvas's own), named here as the tools call them.
 """
 
 from __future__ import annotations
 
 import math
 
-from mcot import geometry
+from mcot.core import geometry
 
 Vec = tuple[float, float]
 

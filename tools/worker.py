@@ -11,7 +11,6 @@ with JSON arguments, never code it is sent.
 from __future__ import annotations
 
 import atexit
-import importlib
 import json
 import os
 import select
@@ -23,6 +22,10 @@ import time
 from typing import Any
 
 from mcot.tools.errors import ToolError, ToolTimeout
+from mcot.tools.errors import ToolError as Refused
+from mcot.tools.errors import ToolTimeout as Overrun
+
+from mcot.core.ref import Ref
 
 JOBS: dict[str, str] = {"solve": "mcot.tools.algebra:solve_job"}
 """Job name -> "module:function" the child runs; the function takes the JSON payload and returns JSON data."""
@@ -181,8 +184,7 @@ atexit.register(shutdown)
 
 
 def _resolve(spec: str) -> Any:
-    module, _, name = spec.partition(":")
-    return getattr(importlib.import_module(module), name)
+    return Ref(spec).resolve()
 
 
 def _serve(job: str) -> None:
@@ -196,8 +198,6 @@ def _serve(job: str) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
     except (ImportError, ValueError, OSError):
         pass
-    from mcot.tools.errors import ToolError as Refused
-    from mcot.tools.errors import ToolTimeout as Overrun
 
     fn = _resolve(JOBS[job])
     if job in WARM:

@@ -1,6 +1,6 @@
 """Model backends behind one protocol, declared by provider name; `load_model(spec)` builds one from a spec.
 
-Backends are declared in `mcot.registry.BACKENDS` (mcot's own in `mcot.builtin`, others by plugins through
+Backends are declared in `mcot.core.registry.BACKENDS` (mcot's own in `mcot.builtin`, others by plugins through
 `mcot.declare_backend`), each with a factory imported on first use, so loading this package loads no provider
 SDK. A spec is `provider:argument` (`openai:gpt-4o`, `scripted:FILE.json`) or a bare provider that takes none
 (`offline`); an unknown one gets a did-you-mean.
@@ -12,9 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mcot.agents.backends.base import ModelBackend, ModelRequest, ModelResponse, ToolSet, Usage
+from mcot.agents.endpoints import endpoint_urls
 from mcot.agents.retry import RetryPolicy
 
-from mcot.registry import BACKENDS
+from mcot.core.registry import BACKENDS
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,6 @@ def load_model(
 
     `base_url`: one server's base URL, or several (data-parallel replicas: requests are spread over them).
     """
-    from mcot.agents.endpoints import endpoint_urls
 
     entry, argument = BACKENDS.parse(spec)
     options = BackendOptions(base_urls=endpoint_urls(base_url), timeout_s=timeout_s, retry=retry)

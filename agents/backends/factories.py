@@ -9,24 +9,25 @@ from __future__ import annotations
 
 from mcot.agents.backends import BackendOptions
 from mcot.agents.backends.base import ModelBackend
+from mcot.agents.backends.openai_chat import OpenAIChatBackend
+from mcot.agents.backends.replay import ReplayBackend
+from mcot.agents.backends.scripted import ScriptedBackend
+from mcot.agents.offline import OfflineBackend
 
 
 def offline(argument: str, options: BackendOptions) -> ModelBackend:
     """Return the deterministic offline policy."""
-    from mcot.agents.offline import OfflineBackend
 
     return OfflineBackend()
 
 
 def scripted(argument: str, options: BackendOptions) -> ModelBackend:
     """Return a backend that replays the assistant turns of the JSON file `argument`."""
-    from mcot.agents.backends.scripted import ScriptedBackend
 
     return ScriptedBackend(argument)
 
 
 def _openai(argument: str, options: BackendOptions, *, compatible: bool) -> ModelBackend:
-    from mcot.agents.backends.openai_chat import OpenAIChatBackend
 
     return OpenAIChatBackend(
         argument,
@@ -58,6 +59,5 @@ def anthropic(argument: str, options: BackendOptions) -> ModelBackend:
 
 def replay(argument: str, options: BackendOptions) -> ModelBackend:
     """Return a backend that replays the model turns of the finished run `argument`."""
-    from mcot.agents.backends.replay import ReplayBackend
 
     return ReplayBackend(argument)

@@ -31,6 +31,7 @@ from mcot.agents.backends.plain_http import (
     classify_plain_http_error,
     plain_http_usable,
 )
+from mcot.agents.backends.sdk_http import sdk_http_client
 from mcot.agents.backends.wire_failures import (
     RequestTimedOut,
     classify_response_error,
@@ -117,7 +118,6 @@ class OpenAIChatBackend:
             except HeaderError as exc:
                 raise ModelSpecError(f"{self.spec}: {exc}") from None
         import openai
-        from mcot.agents.backends.sdk_http import sdk_http_client
 
         http = sdk_http_client(openai.DefaultAsyncHttpxClient, self.limits, timeout=self.timeout_s)
         return openai.AsyncOpenAI(

@@ -6,7 +6,7 @@ images, tools and sampling as the run sent. Then the recorded text, tool calls a
 A request that differs, or a turn the run never made, ends that item with a ModelError naming the item, the arm,
 the turn and what differs — the first differing request of a changed pipeline says what changed.
 
-RUN is read through the run-directory package (`mcot.rundir`, on the ground floor): the manifest and the results
+RUN is read through the run-directory package (`mcot.core.rundir`, on the ground floor): the manifest and the results
 ledger when the backend is built (a RUN made before request keys were recorded is refused there), each trace on
 first use.
 """
@@ -22,7 +22,7 @@ from mcot.agents.cache import differing_parts, digest_request
 from mcot.agents.errors import ModelError, ModelSpecError
 from mcot.agents.messages import ToolCall
 
-from mcot.rundir import (
+from mcot.core.rundir import (
     MANIFEST,
     RESULTS,
     Manifest,

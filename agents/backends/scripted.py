@@ -13,7 +13,8 @@ from typing import Any
 from mcot.agents.backends.base import DETERMINISTIC, ModelRequest, ModelResponse, Usage
 from mcot.agents.errors import ModelError, ModelSpecError
 from mcot.agents.messages import ToolCall
-from mcot.benchmarks.inputs import InputFileError, read_regular
+
+from mcot.core.inputs import InputFileError, read_regular
 
 SCRIPTED_MAX_BYTES = 64 * 1024 * 1024
 """The largest scripted file read (turns of text and tool calls: a few kilobytes in practice)."""

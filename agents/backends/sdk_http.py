@@ -12,7 +12,7 @@ byte a second never trips.
 
 from __future__ import annotations
 
-import importlib
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import cache
 from typing import Any
@@ -59,7 +59,7 @@ def bounded_body(limits: WireLimits) -> Callable[[Any], Awaitable[None]]:
 
 def _httpx_of(response: Any) -> Any:
     """Return the httpx package a response comes from (the SDKs may ship their own, e.g. `httpx2`)."""
-    return importlib.import_module(type(response).__module__.split(".")[0])
+    return sys.modules[type(response).__module__.split(".")[0]]
 
 
 @cache

@@ -2,7 +2,7 @@
 
 Specs: `diffusers:PATH` (a local diffusers pipeline folder), `openai-image:MODEL` (the OpenAI Images API),
 `procedural` (physically exact schematic scenes) and `procedural:broken` (each scene's broken twin), declared in
-`mcot.registry.GENERATORS` by `mcot.builtin` (plugins add theirs with `mcot.declare_generator`). Each factory
+`mcot.core.registry.GENERATORS` by `mcot.builtin` (plugins add theirs with `mcot.declare_generator`). Each factory
 (`mcot.agents.generators.factories`) imports its module on first use, so loading this package loads neither
 torch nor an SDK. An unknown spec gets a did-you-mean (`openai_image:gpt-image-1` → `openai-image:gpt-image-1`). `ImageSolver` (in
 `mcot.agents.generators.solver`) drives a generator as a `Solver`. See docs/agent.md, "Generators".
@@ -24,8 +24,8 @@ from mcot.agents.generators.base import (
 )
 from mcot.agents.retry import RetryPolicy
 
-from mcot.lazy import lazy_exports
-from mcot.registry import GENERATORS
+from mcot.core.lazy import lazy_exports
+from mcot.core.registry import GENERATORS
 
 if TYPE_CHECKING:
     from mcot.agents.generators.solver import ImageOptions, ImageSolver

@@ -18,7 +18,6 @@ import secrets
 import threading
 import time
 import weakref
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -63,9 +62,9 @@ def pick_dtype(torch: Any, device: str) -> Any:
 def import_extra(spec: str) -> Any:
     """Return the torch module after importing the gen extra; raise ModelSpecError (one line) when it is missing."""
     try:
-        torch = import_module("torch")
-        import_module("diffusers")
-        import_module("transformers")
+        import diffusers  # noqa: F401  (the extra is whole only with both)
+        import torch
+        import transformers  # noqa: F401
     except ImportError as exc:
         missing = (exc.name or "diffusers").split(".")[0]
         raise ModelSpecError(f"{spec} needs the gen extra ({missing} is not installed): {EXTRA_ADVICE}") from None
@@ -213,7 +212,7 @@ class DiffusersGenerator:
             return pipe
         if role in self._failed:
             raise GeneratorError(self._failed[role])
-        diffusers = import_module("diffusers")
+        import diffusers
         auto = {
             "text2img": diffusers.AutoPipelineForText2Image,
             "img2img": diffusers.AutoPipelineForImage2Image,
@@ -237,7 +236,7 @@ class DiffusersGenerator:
 
     def _from_folder(self, auto: Any, diffusers: Any) -> Any:
         # diffusers renamed `torch_dtype` to `dtype` (the old name warns); pass whichever this version takes
-        utils = import_module("diffusers.pipelines.pipeline_utils")
+        from diffusers.pipelines import pipeline_utils as utils
         dtype_key = "dtype" if hasattr(utils, "_resolve_dtype") else "torch_dtype"
         options = {"local_files_only": True, dtype_key: self.dtype}
         try:

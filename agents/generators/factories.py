@@ -9,11 +9,11 @@ from __future__ import annotations
 from mcot.agents.errors import ModelSpecError
 from mcot.agents.generators import GeneratorOptions
 from mcot.agents.generators.base import ImageGenerator
+from mcot.agents.generators.diffusers_pipeline import DiffusersGenerator
 
 
 def diffusers(argument: str, options: GeneratorOptions) -> ImageGenerator:
     """Return a generator over the local diffusers pipeline folder `argument` (the gen extra)."""
-    from mcot.agents.generators.diffusers_pipeline import DiffusersGenerator
 
     return DiffusersGenerator(argument)
 

@@ -17,11 +17,13 @@ from mcot.agents.generators.base import GeneratorError, ImageGenerator, ImageReq
 from mcot.agents.solver import Prediction
 from mcot.agents.trace import Recorder
 
-from mcot.rundir.blobs import Blobs, blob_path
-from mcot.rundir.traces import Trace
+from mcot.core.inputs import read_image_file
+from mcot.core.item import contained_path  # an input image may not leave the items directory
+from mcot.core.rundir.blobs import Blobs, blob_path
+from mcot.core.rundir.traces import Trace
 
 if TYPE_CHECKING:
-    from mcot.benchmarks.item import Item
+    from mcot.core.item import Item
 
 
 @dataclass(frozen=True)
@@ -78,8 +80,6 @@ class ImageSolver:
             "scene": item.meta.get("scene"),
         }
         if item.images:
-            from mcot.benchmarks.inputs import read_image_file
-            from mcot.benchmarks.item import contained_path  # an input image may not leave the items directory
 
             image = read_image_file(contained_path(Path(view_root), item.images[0], f"item {item.id!r}"))
             return "edit", ImageRequest(prompt=item.question, image=image, **common)

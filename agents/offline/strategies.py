@@ -8,6 +8,8 @@ from typing import Any
 
 from mcot.agents.messages import ToolResultPart
 
+from mcot.core.registry import STRATEGIES
+
 
 @dataclass(frozen=True)
 class OfflineView:
@@ -58,7 +60,6 @@ class Strategy:
 
 
 def strategies() -> dict[str, Strategy]:
-    """Return the declared strategies (`mcot.registry.STRATEGIES`, `mcot.declare_strategy`) in declaration order."""
-    from mcot.registry import STRATEGIES
+    """Return the declared strategies (`mcot.core.registry.STRATEGIES`, `mcot.declare_strategy`) in declaration order."""
 
     return dict(STRATEGIES.items())

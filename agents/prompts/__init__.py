@@ -3,7 +3,7 @@
 A benchmark's task format is its inference protocol as the model sees it: the task template (used verbatim
 in text mode and as the task text in canvas mode, so every arm answers in the same format) and the writer of
 a final answer in that format. Both come from the benchmark's declaration (`prompt`, `answer`;
-`mcot.registry.BENCHMARKS`); an undeclared benchmark gets `task.default.txt` and `boxed`. Nothing here knows a
+`mcot.core.registry.BENCHMARKS`); an undeclared benchmark gets `task.default.txt` and `boxed`. Nothing here knows a
 benchmark's name. `system.canvas.txt` explains the canvas and its tools;
 `observation*.txt` caption the canvas images.
 """
@@ -11,7 +11,6 @@ benchmark's name. `system.canvas.txt` explains the canvas and its tools;
 from __future__ import annotations
 
 import hashlib
-import importlib
 import string
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -21,7 +20,9 @@ from typing import Any
 
 from mcot.agents.errors import PromptError
 
-from mcot.template_text import template_body
+from mcot.core.ref import Ref
+from mcot.core.registry import ANSWER_FORMS, BENCHMARKS
+from mcot.core.template_text import template_body
 
 DEFAULT_TASK_TEMPLATE = "task.default.txt"
 GENERATED_SYSTEM_PROMPT = "system.generated.txt"
@@ -89,8 +90,7 @@ def _fill_at_load(text: str) -> str:
     values: dict[str, str] = {}
     for key, ref in FILLED_AT_LOAD.items():
         if f"${key}" in text:
-            module, _, function = ref.partition(":")
-            values[key] = str(getattr(importlib.import_module(module), function)()).replace("$", "$$")
+            values[key] = str(Ref(ref).resolve()()).replace("$", "$$")
     return string.Template(text).safe_substitute(values) if values else text
 
 
@@ -161,7 +161,6 @@ def _package_template(reference: str) -> PromptTemplate:
 
 def task_format(benchmark: str) -> TaskFormat:
     """Return the task format of a declared benchmark; the default (task.default.txt, boxed) otherwise."""
-    from mcot.registry import ANSWER_FORMS, BENCHMARKS
 
     declared = BENCHMARKS.find(benchmark)
     if declared is None:
@@ -172,7 +171,6 @@ def task_format(benchmark: str) -> TaskFormat:
 def prompt_hashes(benchmarks: Iterable[str] | None = None) -> dict[str, str]:
     """Return {template name: sha256} of this folder's template files and of the task templates of `benchmarks`
     (every declared benchmark when None), sorted by name: what a run's manifest records."""
-    from mcot.registry import BENCHMARKS
 
     known = {name: load_prompt(name).sha256 for name in _template_files()}
     names = BENCHMARKS.names() if benchmarks is None else benchmarks

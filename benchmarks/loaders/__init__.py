@@ -2,7 +2,7 @@
 read as mcot items.
 
 Each format is one module holding `load(src, tally, **options)` and `detect(path)`, declared by name in
-`mcot.registry.LOADERS` (a benchmark's declaration names its loader module). `load(format, src, **options)`
+`mcot.core.registry.LOADERS` (a benchmark's declaration names its loader module). `load(format, src, **options)`
 returns a LoadResult (items with their image bytes, and skips with reasons); `iter_load` streams the same;
 `detect_format(path)` names the format of a file or folder; `convert(format, src, out, **options)` writes an
 items directory with `skipped.jsonl` and returns a ConvertSummary; `convertible_formats()` lists the formats.

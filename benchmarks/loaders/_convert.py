@@ -6,9 +6,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from mcot.benchmarks.item import ItemError, ItemsWriter
 from mcot.benchmarks.loaders._load import iter_load
 from mcot.benchmarks.loaders._types import ConvertSummary, LoadedItem, LoaderError, Skip, Tally
+
+from mcot.core.item import ItemError, ItemsWriter
 
 SKIPPED_FILE = "skipped.jsonl"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcot.registry import LOADERS
+from mcot.core.registry import LOADERS
 
 
 def detect_format(path: Path) -> str | None:

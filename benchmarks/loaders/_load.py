@@ -1,4 +1,4 @@
-"""Reading a declared data format (`mcot.registry.LOADERS`), with its options checked before anything is read."""
+"""Reading a declared data format (`mcot.core.registry.LOADERS`), with its options checked before anything is read."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from mcot.benchmarks.loaders._types import LoadedItem, LoaderError, LoadResult, Skip, Tally
 from pydantic import ValidationError
 
-from mcot.registry import LOADERS, RegistryError
+from mcot.core.registry import LOADERS, RegistryError
 
 LoadFunction = Callable[..., Iterator[LoadedItem | Skip]]
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcot.benchmarks.inputs import FileTooLarge, NotRegularFile, check_regular, read_image_file
 from mcot.benchmarks.loaders._types import SkipItem
+
+from mcot.core.inputs import FileTooLarge, NotRegularFile, check_regular, read_image_file
 
 
 def inside(root: Path, relative: str) -> Path:

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from mcot.benchmarks.inputs import open_regular
 from mcot.benchmarks.loaders._types import SkipItem
+
+from mcot.core.inputs import open_regular
 
 
 def numbered_lines(path: Path) -> Iterator[tuple[int, str | None]]:

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcot.benchmarks.item import Item
+from mcot.core.item import Item
 
 
 class LoaderError(ValueError):

@@ -6,12 +6,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from mcot.benchmarks.item import Item
 from mcot.benchmarks.loaders._answers import LETTERS
 from mcot.benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image
 from mcot.benchmarks.loaders._paths import read_inside
 from mcot.benchmarks.loaders._text import NOT_UTF8, json_record, numbered_lines
 from mcot.benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
+
+from mcot.core.item import Item
 
 BENCHMARK = "gepbench"
 ASPECT_NAMES = {"relation": "relationship"}

@@ -10,12 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from mcot.benchmarks.item import Item
 from mcot.benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image
 from mcot.benchmarks.loaders._paths import read_inside
 from mcot.benchmarks.loaders._peek import peek
 from mcot.benchmarks.loaders._templates import render
 from mcot.benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
+
+from mcot.core.item import Item
 
 BENCHMARK = "gobench"
 DATA_FILE = "data_total.json"

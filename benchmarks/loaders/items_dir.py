@@ -6,13 +6,14 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from mcot.benchmarks.item import ITEMS_FILE, Item
 from mcot.benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image
 from mcot.benchmarks.loaders._paths import read_inside
 from mcot.benchmarks.loaders._peek import peek
 from mcot.benchmarks.loaders._text import NOT_UTF8, numbered_lines
 from mcot.benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
 from pydantic import ValidationError
+
+from mcot.core.item import ITEMS_FILE, Item
 
 _ITEM_KEYS = {"id", "benchmark", "answer_type"}
 

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from mcot.benchmarks.item import ITEMS_FILE, Item
 from mcot.benchmarks.loaders._answers import answer_letter, infer_answer_type, letters_answer, parse_options, yes_no
 from mcot.benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image, decode_base64, is_data_uri
 from mcot.benchmarks.loaders._paths import read_inside
@@ -16,6 +15,8 @@ from mcot.benchmarks.loaders._peek import peek
 from mcot.benchmarks.loaders._text import json_record
 from mcot.benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
 from mcot.benchmarks.loaders.omniphys_mapping import FieldMapping, parse_mapping
+
+from mcot.core.item import ITEMS_FILE, Item
 
 BENCHMARK = "omniphys"
 CHOICE_TYPES = {"single_choice", "multi_select"}

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from mcot.benchmarks.inputs import InputFileError, UnsafeYaml, excerpt, read_yaml_file
 from mcot.benchmarks.loaders._types import LoaderError
+
+from mcot.core.inputs import InputFileError, UnsafeYaml, excerpt, read_yaml_file
 
 FIELDS = ("id", "question", "answer", "type", "choices", "images", "output_image", "solution", "stage", "domain")
 TASK_TYPES = ("single_choice", "multi_select", "true_false", "fill_in", "open_ended", "diagram_editing")

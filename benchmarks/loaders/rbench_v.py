@@ -12,12 +12,13 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from mcot.benchmarks.item import Item
 from mcot.benchmarks.loaders._answers import answer_letter, infer_answer_type, parse_options
 from mcot.benchmarks.loaders._images import DEFAULT_MAX_PIXELS, check_image, decode_base64
 from mcot.benchmarks.loaders._paths import read_inside
 from mcot.benchmarks.loaders._peek import peek
 from mcot.benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
+
+from mcot.core.item import Item
 
 if TYPE_CHECKING:
     import pyarrow as pa

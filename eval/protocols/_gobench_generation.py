@@ -15,14 +15,14 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
-from mcot.benchmarks.item import Item
 from mcot.eval import judges
 from mcot.eval.calibration import answer_word, calibration_pairs, judge_calibration_table, known_answers
 from mcot.eval.protocols._gobench_understanding import GOBENCH_DIMENSIONS, reading_text
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import Table, by_mode, correlation_cell, mean, num, with_all_arms
 
-from mcot.rundir import Result, Score
+from mcot.core.item import Item
+from mcot.core.rundir import Result, Score
 
 _QUESTION_NUMBER = re.compile(r"^\s*\d+\s*[.)、:]\s*")
 """The numbering of a line of GOBench's `Questions_reality` ("1. ", "2) ", "3、")."""

@@ -21,14 +21,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from mcot.benchmarks.item import Item
 from mcot.eval.extract import read_answer_list, read_labelled_rating
 from mcot.eval.protocol_names import OFFICIAL, ROBUST
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.proximity import scaled_proximity_score
 from mcot.eval.tables import Table, by_mode, correlation_cell, mean, pct
 
-from mcot.rundir import Score
+from mcot.core.item import Item
+from mcot.core.rundir import Score
 
 GOBENCH_DIMENSIONS = ("authenticity", "aesthetics", "fidelity")
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mcot.benchmarks.item import Item
 from mcot.eval.headline import OVERALL
 from mcot.eval.protocols import generic, gepbench
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import Table, category_table
 from mcot.eval.verify import verify_games_trace
 
-from mcot.rundir import Result, Score
+from mcot.core.item import Item
+from mcot.core.rundir import Result, Score
 
 __all__ = ["headline", "official", "robust", "tables", "verifier"]
 

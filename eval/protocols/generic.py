@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from mcot.benchmarks.item import Item
 from mcot.eval import judges
 from mcot.eval.extract import extract_choice, extract_final_answer, last_line
 from mcot.eval.headline import OVERALL
@@ -17,7 +16,8 @@ from mcot.eval.match import match_answer, parse_quantity
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import Table, category_table
 
-from mcot.rundir import Result, Score
+from mcot.core.item import Item
+from mcot.core.rundir import Result, Score
 
 __all__ = ["headline", "official", "robust", "tables", "verifier"]
 

@@ -13,14 +13,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from mcot.benchmarks.item import Item
 from mcot.eval.extract import extract_choice_robust, option_letters
 from mcot.eval.headline import Metric
 from mcot.eval.match import normalize_text
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, pct, tally
 
-from mcot.rundir import Result, Score
+from mcot.core.item import Item
+from mcot.core.rundir import Result, Score
 
 __all__ = ["headline", "official", "robust", "tables", "verifier"]
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mcot.benchmarks.item import Item
 from mcot.eval.headline import Metric
 from mcot.eval.protocol_names import OFFICIAL, ROBUST
 from mcot.eval.protocols._gobench_generation import generation_tables, score_generation
@@ -21,7 +20,8 @@ from mcot.eval.protocols._gobench_understanding import score_understanding, sps_
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import Table
 
-from mcot.rundir import Result, Score
+from mcot.core.item import Item
+from mcot.core.rundir import Result, Score
 
 __all__ = ["headline", "official", "robust", "tables", "verifier"]
 

@@ -13,7 +13,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mcot.benchmarks.item import Item
 from mcot.eval import judges
 from mcot.eval.extract import (
     extract_boxed,
@@ -30,7 +29,8 @@ from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, mean, num, pct, tally
 from mcot.eval.verify import verify_diagram_trace
 
-from mcot.rundir import Result, Score
+from mcot.core.item import Item
+from mcot.core.rundir import Result, Score
 
 __all__ = ["headline", "official", "robust", "tables", "verifier"]
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mcot.benchmarks.item import Item
 from mcot.eval import judges
 from mcot.eval.extract import extract_boxed, extract_boxed_all, extract_choice
 from mcot.eval.headline import Metric
@@ -30,7 +29,8 @@ from mcot.eval.match import Match, match_angle, match_answer, parse_number, pars
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, pct, tally
 
-from mcot.rundir import Result, Score
+from mcot.core.item import Item
+from mcot.core.rundir import Result, Score
 
 __all__ = ["headline", "official", "robust", "tables", "verifier"]
 

@@ -4,7 +4,7 @@ A protocol is a module-level coroutine `(scorer, item, text, result) -> Score` (
 score with `scorer.score_for(item, result)`, decides it with the Scorer's helpers and returns it; the benchmark's
 protocol module names it `official` (and `robust`), and the scoring pass (mcot.eval.scoring.score_pair) looks it
 up in the registry. `text` is the result's prediction (`result.text`); `result` the pair's typed results.jsonl
-line (`mcot.rundir.Result`). A result that failed (status "error" or "budget")
+line (`mcot.core.rundir.Result`). A result that failed (status "error" or "budget")
 never reaches a protocol: it is scored `method: "error"`, wrong, with the status and reason in its details.
 A protocol never guesses what it could not decide: without a judge, what rules cannot settle gets method
 "none" (unjudged); a judge that fails or replies unparsably gives method "judge_error". Both have `correct`
@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcot.benchmarks.item import Item, ItemError, contained_path
 from mcot.eval import judges
 from mcot.eval.judges import JudgeCache, JudgeModel, JudgeReply, Template
 from mcot.eval.match import DEFAULT_REL_TOL
 from mcot.eval.protocol_names import OFFICIAL
 
-from mcot.rundir import Result, Score
+from mcot.core.item import Item, ItemError, contained_path
+from mcot.core.rundir import Result, Score
 
 ScoringProtocol = Callable[["Scorer", Item, str, Result], Awaitable[Score]]
 """A benchmark's protocol: `(scorer, item, text, result) -> Score`, the decided score of one answered pair."""

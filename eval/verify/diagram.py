@@ -9,10 +9,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from mcot.benchmarks.item import Item
 from mcot.eval.verify.plane import Path, dist, fmt, point_polyline_distance, polyline_length, prefix, pt, samples
 from mcot.eval.verify.replay import MODEL, TOOL, canvas_size, chain, drawn_paths, trace_ops
 from mcot.eval.verify.verdict import Check, TraceVerdict, best
+
+from mcot.core.item import Item
 
 
 def solution_geometry(meta: dict[str, Any]) -> tuple[Path, float, float]:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mcot.benchmarks.item import Item
+from mcot.eval.registry import scoring_spec
 from mcot.eval.verify.games import VERIFIERS, verify_games_trace
 from mcot.eval.verify.verdict import TraceVerdict
+
+from mcot.core.item import Item
 
 VERIFIED_TASKS: dict[Callable[..., TraceVerdict | None], tuple[str, ...]] = {verify_games_trace: tuple(VERIFIERS)}
 """The item categories a benchmark's verifier checks, where it can say so ahead of any trace (the report lists each,
@@ -21,7 +23,6 @@ def verifier_tasks(verifier: Callable[..., TraceVerdict | None] | None) -> tuple
 
 def verify_trace(item: Item, steps: Sequence[dict[str, Any]] | None) -> TraceVerdict | None:
     """Return the verdict of the verifier registered for the item's benchmark, or None when it has none."""
-    from mcot.eval.registry import scoring_spec
 
     verifier = scoring_spec(item.benchmark).verifier
     return verifier(item, steps) if verifier is not None else None

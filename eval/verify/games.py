@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mcot.benchmarks.item import Item
 from mcot.eval.verify.plane import (
     Path,
     Point,
@@ -35,6 +34,8 @@ from mcot.eval.verify.plane import (
 )
 from mcot.eval.verify.replay import MODEL, TOOL, canvas_size, chain, drawn_paths, trace_ops
 from mcot.eval.verify.verdict import Check, TraceVerdict, best
+
+from mcot.core.item import Item
 
 # --------------------------------------------------------------------------------------------- maze
 

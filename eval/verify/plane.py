@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from mcot.geometry import reflect_vector
+from mcot.core.geometry import reflect_vector
 
 Point = tuple[float, float]
 Path = list[Point]

@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mcot.canvas import MAX_SIDE, Canvas, element_kind
 from mcot.eval.verify.plane import Path, dist
 
 MODEL, TOOL = "model", "tool"
@@ -50,7 +51,6 @@ def replay(ops: Sequence[Mapping[str, Any]], size: tuple[int, int] | None = None
     ``size`` is the canvas's (width, height); unknown, the largest canvas, which refuses no record a smaller one
     accepted (only the grid step and a region's clipping depend on the size).
     """
-    from mcot.canvas import MAX_SIDE, Canvas
 
     width, height = size if size is not None else (MAX_SIDE, MAX_SIDE)
     canvas = Canvas(size=(min(max(1, width), MAX_SIDE), min(max(1, height), MAX_SIDE)))
@@ -78,7 +78,6 @@ def drawn_paths(
     One replay of ``ops``, in creation order; an element whose kind draws no path (a marker, a circle, text) is
     left out. Segments chain end to start (``chain``), paths stand alone.
     """
-    from mcot.canvas import element_kind
 
     out: list[tuple[str, Path, str]] = []
     for element, who in replay(ops, size):

@@ -8,10 +8,11 @@ from pathlib import Path
 import typer
 
 from mcot.command_options import CompareOptions
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.options import validated
+from mcot.core.rundir import RunDirError, read_manifest, read_scores, write_text_atomic
+from mcot.eval.caveats import run_caveats
 from mcot.eval.errors import EvalError
-from mcot.options import validated
-from mcot.rundir import RunDirError
 
 
 def comparison_markdown(
@@ -32,9 +33,7 @@ def comparison_markdown(
     text arm, Holm's correction over every total (mcot.eval.compare.compare_many). The offline caveat leads when
     a run's model is the offline policy.
     """
-    from mcot.eval.caveats import run_caveats
     from mcot.eval.compare import compare_many, compare_runs
-    from mcot.rundir import read_manifest, read_scores
 
     runs = [Path(run_dir), *([Path(run_b)] if run_b else []), *map(Path, more)]
     chosen = [arm.strip() for arm in arms.split(",") if arm.strip()] if arms else None
@@ -74,7 +73,6 @@ def run_compare(
     arms: str | None = None,
 ) -> int:
     """Print the paired comparison(s) (and write them as markdown to `out`); return 0."""
-    from mcot.rundir import write_text_atomic
 
     text = comparison_markdown(run_dir, run_b, a=a, b=b, force=force, more=more, arms=arms)
     typer.echo(text)

@@ -7,12 +7,12 @@ from typing import Any
 
 import typer
 
-from mcot.benchmarks.inputs import NotRegularFile, check_source
-from mcot.benchmarks.item import ItemError
 from mcot.benchmarks.loaders import LoaderError, convert, convertible_formats, options_of
 from mcot.command_options import ConvertOptions
-from mcot.errors import UsageError
-from mcot.options import validated
+from mcot.core.errors import UsageError
+from mcot.core.inputs import NotRegularFile, check_source
+from mcot.core.item import ItemError
+from mcot.core.options import validated
 
 
 @validated(ConvertOptions)

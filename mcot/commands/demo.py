@@ -9,12 +9,15 @@ import typer
 
 from mcot.arms import describe_arms, parse_arms
 from mcot.command_options import DemoOptions
+from mcot.commands.compare import comparison_markdown
+from mcot.commands.score import run_score
+from mcot.core.options import validated
+from mcot.core.rundir import write_text_atomic
 from mcot.demo import DEMO_GAMES_PER_TASK, DEMO_GEPBENCH_FIGURES, DEMO_SEED, generate_suite, prepare_out
 from mcot.eval.caveats import OFFLINE_NOTE
-from mcot.options import validated
 from mcot.runconfig import RunConfig
-from mcot.rundir import write_text_atomic
 from mcot.runner import run_items
+from mcot.tools.code.sandbox import sandbox_problem
 from mcot.viewer import write_viewer
 
 DEMO_ARMS = "text,canvas,tools,code"
@@ -24,7 +27,6 @@ starts (`demo_arms`)."""
 
 def demo_arms() -> str:
     """Return the arms the demo runs: DEMO_ARMS, without `code` (said in one line) where the sandbox cannot start."""
-    from mcot.tools.code.sandbox import sandbox_problem
 
     problem = sandbox_problem()
     if problem is None:
@@ -41,8 +43,6 @@ def offline_caveat(arms: str = DEMO_ARMS) -> str:
 @validated(DemoOptions)
 def run_demo(out: Path) -> int:
     """Generate a small suite, solve it in the three arms offline, score, compare, write the viewer; return 0."""
-    from mcot.commands.compare import comparison_markdown
-    from mcot.commands.score import run_score
 
     started = time.perf_counter()
     paths = prepare_out(out)

@@ -9,11 +9,11 @@ from pathlib import Path
 import typer
 
 from mcot.command_options import ExportOptions
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.options import validated
+from mcot.core.rundir import RunDirError, run_lock
 from mcot.eval.errors import EvalError
 from mcot.export import ExportError, export_run
-from mcot.options import validated
-from mcot.rundir import RunDirError, run_lock
 
 
 @validated(ExportOptions)

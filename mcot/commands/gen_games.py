@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from mcot.benchmarks.generators.games import TASKS, GameError, blocks, make_block
-from mcot.benchmarks.item import ItemError, ItemsWriter
 from mcot.command_options import GamesOptions
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.item import ItemError, ItemsWriter
+from mcot.core.options import validated
 from mcot.executors.blocks import block_mapper, check_workers
-from mcot.options import validated
 
 
 @validated(GamesOptions)

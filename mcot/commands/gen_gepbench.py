@@ -11,11 +11,11 @@ from mcot.benchmarks.generators.gepbench.engine import LEVELS, SUMMARY_FILE, wri
 from mcot.benchmarks.generators.gepbench.llava import CAPTIONS_FILE, INSTRUCTIONS_FILE
 from mcot.benchmarks.generators.gepbench.noise import NOISE_MODELS
 from mcot.benchmarks.generators.gepbench.questions import ASPECTS, WORDINGS
-from mcot.benchmarks.item import ItemError, ItemsWriter, iter_items
 from mcot.command_options import GenReportOptions, GepbenchOptions
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.item import ItemError, ItemsWriter, iter_items
+from mcot.core.options import validated
 from mcot.executors.blocks import block_mapper, check_workers
-from mcot.options import validated
 
 LEVEL_CHOICES = (*LEVELS, "both")
 FORMATS: tuple[str, ...] = ("items", "native", "llava")

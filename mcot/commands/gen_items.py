@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcot.benchmarks.item import ItemError, write_items
 from mcot.command_options import GenItemsOptions
-from mcot.errors import UsageError
-from mcot.options import validated
-from mcot.registry import ITEM_GENERATORS, RegistryError
+from mcot.core.errors import UsageError
+from mcot.core.item import ItemError, write_items
+from mcot.core.options import validated
+from mcot.core.registry import ITEM_GENERATORS, RegistryError
 
 
 @validated(GenItemsOptions)

@@ -7,16 +7,16 @@ import sys
 from typing import Any
 
 from mcot.commands.run import report_end
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.rundir import run_lock
+from mcot.imagine import arm_specs, imagine_async
 from mcot.progress import on_terminal
 from mcot.runconfig import ImagineConfig
-from mcot.rundir import run_lock
 
 
 def run_imagine(**options: Any) -> int:
     """Generate the images `mcot imagine`'s options ask for, print a summary with the causes of failures; return 0,
     or 3 when any image failed."""
-    from mcot.imagine import arm_specs, imagine_async
 
     config = ImagineConfig(**options)
     try:

@@ -5,15 +5,15 @@ from __future__ import annotations
 import typer
 
 from mcot.command_options import PlanOptions
-from mcot.errors import UsageError
-from mcot.options import validated
+from mcot.core.errors import UsageError
+from mcot.core.options import validated
+from mcot.eval.errors import EvalError
 
 
 @validated(PlanOptions)
 def run_plan(baseline: float, effect: float, discordance: float | None = None, power: float = 0.8,
              alpha: float = 0.05) -> int:  # fmt: skip
     """Print the number of paired items needed (Connor's formula) and what it assumes; return 0."""
-    from mcot.eval.errors import EvalError
     from mcot.eval.stats import independent_discordance, items_needed
 
     if not 0 <= baseline <= 1 or not 0 <= baseline + effect <= 1:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import typer
 
 from mcot.command_options import PluginsOptions
-from mcot.options import validated
-from mcot.plugins import loaded_plugins, plugin_errors
-from mcot.registry import ALL
+from mcot.core.options import validated
+from mcot.core.plugins import loaded_plugins, plugin_errors
+from mcot.core.registry import ALL
 
 
 @validated(PluginsOptions)

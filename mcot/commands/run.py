@@ -10,11 +10,16 @@ from typing import Any
 import typer
 
 from mcot.arms import describe_arms
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.item import read_items
+from mcot.core.rundir import run_lock
+from mcot.interrupts import EXIT_INTERRUPTED
+from mcot.mcp.servers import started
 from mcot.runconfig import RunConfig
-from mcot.rundir import run_lock
 from mcot.runner import RunSummary
 from mcot.runner import run_items as run_all
+from mcot.sampling import coverage
+from mcot.spending import usd
 
 EXIT_SOME_FAILED = 3
 EXIT_BUDGET = 4
@@ -44,7 +49,6 @@ def mcp_servers(config: RunConfig) -> Iterator[None]:
     if not config.mcp:
         yield
         return
-    from mcot.mcp.servers import started
 
     with started(config.mcp, config.mcp_timeout):
         yield
@@ -52,8 +56,6 @@ def mcp_servers(config: RunConfig) -> Iterator[None]:
 
 def report_end(summary: RunSummary, arms: str) -> int:
     """Print the summary and how the session ended; return the exit code (0, 3, 4 or 130)."""
-    from mcot.interrupts import EXIT_INTERRUPTED
-    from mcot.spending import usd
 
     if summary.stopped == "interrupt":
         typer.echo(
@@ -105,7 +107,5 @@ def _chosen(config: RunConfig) -> str:
 
 def run_coverage(run_dir: Path) -> str:
     """Return the coverage line of a run's frozen items (which benchmarks and categories, how many of each)."""
-    from mcot.benchmarks.item import read_items
-    from mcot.sampling import coverage
 
     return coverage(read_items(run_dir))

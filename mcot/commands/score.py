@@ -10,10 +10,11 @@ import typer
 
 from mcot.breaker import check_endpoints_now
 from mcot.command_options import ScoreOptions
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.options import validated
+from mcot.core.rundir import RunDirError, open_run, read_manifest, run_lock
 from mcot.eval.errors import EvalError
-from mcot.options import validated
-from mcot.rundir import RunDirError, read_manifest, run_lock
+from mcot.judging import judge_from_spec
 
 
 @validated(ScoreOptions)
@@ -42,7 +43,6 @@ def run_score(
         raise UsageError(str(exc)) from exc
     judge_model = None
     if judge is not None:
-        from mcot.judging import judge_from_spec
 
         try:
             judge_model = judge_from_spec(judge, base_url)
@@ -69,7 +69,6 @@ def run_score(
         for table in [*name_protocol([method_table(scores)], name), *benchmark_tables(scores, name)]:
             typer.echo(table.markdown())
     if summary.robust is not None:
-        from mcot.rundir import open_run
 
         typer.echo(differences_table(open_run(Path(run_dir)), summary.scores, summary.robust).markdown())
     if summary.people is not None:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import typer
 
-from mcot.benchmarks.item import ItemError
 from mcot.command_options import SelectHardestOptions
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.item import ItemError
+from mcot.core.options import validated
 from mcot.eval.errors import EvalError
 from mcot.hardness import FAILURE_ONLY, FORMULA, SELECTION_FILE, select_hardest
-from mcot.options import validated
 
 
 @validated(SelectHardestOptions)

@@ -6,13 +6,13 @@ import importlib.util
 from pathlib import Path
 
 from mcot.command_options import EnvServeOptions, McpServeOptions
-from mcot.errors import UsageError
-from mcot.options import validated
+from mcot.core.errors import UsageError
+from mcot.core.options import validated
+from mcot.tools.errors import ToolError
+from mcot.tools.toolsets import toolset as toolset_tools
 
 
 def _check(toolset: str, images_root: Path | None) -> None:
-    from mcot.tools.errors import ToolError
-    from mcot.tools.toolsets import toolset as toolset_tools
 
     try:
         toolset_tools(toolset)

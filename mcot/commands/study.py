@@ -7,17 +7,17 @@ from pathlib import Path
 import typer
 
 from mcot.command_options import StudyOptions
-from mcot.errors import UsageError
-from mcot.options import validated
-from mcot.rundir import run_lock
+from mcot.core.errors import UsageError
+from mcot.core.options import validated
+from mcot.core.rundir import run_lock
+from mcot.interrupts import EXIT_INTERRUPTED
+from mcot.study.config import read_study
+from mcot.study.run import refuse_reading_from, run_study
 
 
 @validated(StudyOptions)
 def run_study_command(study: Path, out: Path) -> int:
     """Run (or resume) the study, print where its report is; return 0, 3 when some pair failed, 130 if interrupted."""
-    from mcot.interrupts import EXIT_INTERRUPTED
-    from mcot.study.config import read_study
-    from mcot.study.run import refuse_reading_from, run_study
 
     config = read_study(Path(study))
     refuse_reading_from(config, Path(out))  # before anything is written

@@ -9,17 +9,18 @@ from typing import Any
 
 import typer
 
+from mcot.canvas import Canvas, CanvasError
 from mcot.command_options import ToolCallOptions, ToolsListOptions
-from mcot.errors import UsageError
-from mcot.options import validated
-from mcot.rundir import write_bytes_atomic
+from mcot.core.errors import UsageError
+from mcot.core.options import validated
+from mcot.core.rundir import write_bytes_atomic
+from mcot.tools import call, registry
+from mcot.tools.schemas import parameters_schema
 
 
 @validated(ToolsListOptions)
 def list_tools(json_out: bool = False) -> int:
     """Print every tool (name, group, description, argument schema) as text or as JSON; return 0."""
-    from mcot.tools import registry
-    from mcot.tools.schemas import parameters_schema
 
     specs = registry()
     if json_out:
@@ -62,8 +63,6 @@ def call_tool(
     With `out`, writes the canvas PNG there (for zoom, the magnified view). A tool error prints the result and
     raises UsageError (exit 2) with the error as its one-line reason.
     """
-    from mcot.canvas import Canvas, CanvasError
-    from mcot.tools import call
 
     try:
         if image is not None:

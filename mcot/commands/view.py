@@ -8,10 +8,10 @@ from pathlib import Path
 import typer
 
 from mcot.command_options import ViewOptions
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.options import validated
+from mcot.core.rundir import RunDirError, run_lock
 from mcot.eval.errors import EvalError
-from mcot.options import validated
-from mcot.rundir import RunDirError, run_lock
 from mcot.viewer import shard_dir, write_viewer
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcot.lazy import lazy_exports
+from mcot.core.lazy import lazy_exports
 
 _EXPORTS = {
     "CanvasEnv": "mcot.env.trl",

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcot.benchmarks.item import Item
+from mcot.core.item import Item
 from mcot.env.episode import OBSERVE_MAX_SIDE, Episode, EpisodeError, item_from_row
+from mcot.tools.toolsets import toolset as toolset_tools
 
 BLANK = "canvas"
 """The benchmark name of a blank served canvas's item (no question, no verifier)."""
@@ -52,7 +53,6 @@ class CanvasSession:
     """A served canvas: an episode offering a toolset's tools, blank until `start` gives it an image or an item."""
 
     def __init__(self, toolset: str, images_root: Path | None = None) -> None:
-        from mcot.tools.toolsets import toolset as toolset_tools
 
         self.toolset = toolset
         self.tools = toolset_tools(toolset)

@@ -25,8 +25,13 @@ from typing import Any
 from PIL import Image
 from pydantic import ValidationError
 
-from mcot.benchmarks.item import Item
-from mcot.canvas import MAX_PIXELS
+from mcot import tools
+from mcot.agents.prompts import load_prompt
+from mcot.agents.session import BLANK_CANVAS, drawn_by
+from mcot.canvas import MAX_PIXELS, Canvas, CanvasError
+from mcot.core.item import Item
+from mcot.eval.verify import verify_trace
+from mcot.tools.code.binding import release, reserve
 
 OBSERVE_MAX_SIDE = 1024
 """A run's default observation size (mcot.agents.budget.Budget.observe_max_side): larger canvases are shown scaled."""
@@ -150,8 +155,6 @@ class Episode:
     def open(cls, item: Item, tools: tuple[str, ...], image: Any = None, root: Path | None = None) -> Episode:
         """Return a new episode on the item's canvas: `image` (the item's first image) as its base, else the
         canvas size the item names, else a blank canvas."""
-        from mcot.agents.session import BLANK_CANVAS
-        from mcot.canvas import Canvas, CanvasError
 
         try:
             if image is not None:
@@ -174,7 +177,6 @@ class Episode:
             raise EpisodeError(f"item {item.id}: {_one_line(exc)}") from None
         episode = cls(item, tools, base, canvas)
         if "python" in tools and item.images and root is not None:  # the episode's code session: every image
-            from mcot.tools.code.binding import reserve
 
             reserve(canvas, [Path(root) / path for path in item.images])
         episode._record("observation", text=_note("observation.initial.txt", canvas, []), changed=[], version=0)
@@ -182,8 +184,6 @@ class Episode:
 
     def call(self, name: str, arguments: Mapping[str, Any] | str | None) -> Observation:
         """Run one tool call on the canvas; return the observation (never raises)."""
-        from mcot import tools
-        from mcot.agents.session import drawn_by
 
         canvas = self.canvas
         if name not in self.tools:
@@ -232,7 +232,6 @@ class Episode:
     def close(self) -> None:
         """End what the episode holds beyond its objects (its code session, when it offers `python`)."""
         if "python" in self.tools:
-            from mcot.tools.code.binding import release
 
             release(self.canvas)
 
@@ -254,7 +253,6 @@ class Episode:
 
     def verdict(self) -> Any:
         """Return the trace verifier's verdict on what was drawn (mcot.eval.verify), or None without a verifier."""
-        from mcot.eval.verify import verify_trace
 
         return verify_trace(self.item, self.trace())
 
@@ -278,7 +276,6 @@ def shown(image: Image.Image) -> Image.Image:
 
 @cache
 def _template(name: str) -> Any:
-    from mcot.agents.prompts import load_prompt
 
     return load_prompt(name)
 

@@ -30,7 +30,9 @@ from typing import Any
 from openenv.core.env_server import Action, Environment, Observation, State
 from pydantic import Field
 
+from mcot.agents.prompts import render_task
 from mcot.env.canvas_session import BLANK, CanvasSession, _image_bytes
+from mcot.rewards import score_answer
 
 ANSWER = "answer"
 """The action name that ends an episode with the model's final answer."""
@@ -112,7 +114,6 @@ class CanvasOpenEnv(Environment[CanvasAction, CanvasObservation, CanvasState]):
         self._size()
         task = None
         if reply.ok and item is not None:
-            from mcot.agents.prompts import render_task
 
             chosen = self.session.episode.item
             choices = tuple(chosen.choices) if chosen.choices else None
@@ -149,7 +150,6 @@ class CanvasOpenEnv(Environment[CanvasAction, CanvasObservation, CanvasState]):
         return self._state
 
     def _answer(self, text: str) -> CanvasObservation:
-        from mcot.rewards import score_answer
 
         self._state.answered = True
         item = self.session.episode.item

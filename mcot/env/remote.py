@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from PIL import Image
 
 from mcot.env.trl import CanvasEnvironment, tool_method
+from mcot.tools.toolsets import toolset as toolset_tools
 
 
 def _png_url(image: Any) -> Any:
@@ -95,7 +96,6 @@ class RemoteCanvasEnvironment(CanvasEnvironment):
 
 def remote_environment(servers: Sequence[str], toolset: str = "canvas") -> type[RemoteCanvasEnvironment]:
     """Return TRL's environment_factory class over `mcot env serve --toolset TOOLSET` at `servers` (base URLs)."""
-    from mcot.tools.toolsets import toolset as toolset_tools
 
     urls = tuple(url.rstrip("/") for url in servers)
     if not urls:

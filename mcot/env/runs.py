@@ -15,6 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mcot import __version__
+from mcot.agents.trace import Step
+from mcot.canvas import Canvas
+from mcot.core.rundir import Result, ResultUsage, file_sha256, now_iso
 from mcot.env.episode import OBSERVE_MAX_SIDE, Episode
 
 ENV_COMMAND = "mcot env"
@@ -24,7 +28,6 @@ ENV_MODEL = "environment"
 def replay_observations(episode: Episode) -> list[dict[str, Any]]:
     """Return the episode's trace steps with each observation's images (run-relative blob paths) and SVG, made by
     replaying the op log; the PNG bytes are in `episode.blobs`, by sha256."""
-    from mcot.canvas import Canvas
 
     canvas = (
         Canvas(base=episode.base)
@@ -52,9 +55,6 @@ def write_episodes(
 ) -> Path:
     """Write episodes as the run directory `out` (one (item, arm) each; `completions` the model's final texts);
     return `out`. Raise FileExistsError when `out` holds files."""
-    from mcot import __version__
-    from mcot.agents.trace import Step
-    from mcot.rundir import Result, ResultUsage, file_sha256, now_iso
 
     out = Path(out)
     if out.exists() and any(out.iterdir()):

@@ -21,7 +21,11 @@ from pathlib import Path
 from types import GenericAlias
 from typing import Any, ClassVar, Literal, Union
 
+from mcot.agents.prompts import render_task
 from mcot.env.episode import Episode, EpisodeError, Observation, item_from_row
+from mcot.tools.registry import lookup
+from mcot.tools.schemas import parameters_schema
+from mcot.tools.toolsets import toolset as toolset_tools
 
 DEFAULT_TOOLSET = "canvas"
 RETURNS = "The observation: the canvas image after the call when it changed, and the tool's result as text."
@@ -54,7 +58,6 @@ class CanvasEnvironment:
         self.episode = Episode.open(item, self.tools, images[0] if images else None, self.images_root)
         if row.get("prompt"):
             return None
-        from mcot.agents.prompts import render_task
 
         opening = self.episode.steps[0]["text"]
         task = render_task(
@@ -89,7 +92,6 @@ class CanvasEnvironment:
 @cache
 def environment_class(toolset: str, images_root: str | None = None) -> type[CanvasEnvironment]:
     """Return the environment class of a toolset: CanvasEnvironment with one method per tool (cached)."""
-    from mcot.tools.toolsets import toolset as toolset_tools
 
     names = toolset_tools(toolset)
     methods: dict[str, Any] = {name: tool_method(name) for name in names}
@@ -109,8 +111,6 @@ def environment_class(toolset: str, images_root: str | None = None) -> type[Canv
 def tool_method(name: str) -> Any:
     """Return the environment method of a tool: `(self, **arguments)` under a signature and a Google-style
     docstring made from the tool's argument schema, so that get_json_schema reads the tool as the model sees it."""
-    from mcot.tools.registry import lookup
-    from mcot.tools.schemas import parameters_schema
 
     spec = lookup(name)
     if spec is None:

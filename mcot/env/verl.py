@@ -31,6 +31,7 @@ from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
 
 from mcot.env.episode import Episode, EpisodeError, item_from_row
 from mcot.env.verl_config import verl_tool_schema
+from mcot.tools.toolsets import toolset
 
 DEFAULT_TOOLSET = "canvas"
 
@@ -57,7 +58,6 @@ class CanvasTool(BaseTool):
         if tool_schema is None:
             tool_schema = OpenAIFunctionToolSchema.model_validate(verl_tool_schema(str(config.get("tool"))))
         super().__init__(config, tool_schema)
-        from mcot.tools.toolsets import toolset
 
         self.toolset = str(config.get("toolset") or DEFAULT_TOOLSET)
         self.offered = toolset(self.toolset)

@@ -11,13 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from mcot.env.episode import EpisodeError
+from mcot.tools.registry import lookup
+from mcot.tools.schemas import parameters_schema
+from mcot.tools.toolsets import toolset as toolset_tools
 
 TOOL_CLASS = "mcot.env.verl.CanvasTool"
 
 
 def tool_config(toolset: str, images_root: str | Path | None = None) -> dict[str, Any]:
     """Return the tool config verl's `initialize_tools_from_config` loads: one CanvasTool entry per tool of `toolset`."""
-    from mcot.tools.toolsets import toolset as toolset_tools
 
     config: dict[str, Any] = {"type": "native", "toolset": toolset}
     if images_root is not None:
@@ -33,8 +35,6 @@ def tool_config(toolset: str, images_root: str | Path | None = None) -> dict[str
 def verl_tool_schema(name: str) -> dict[str, Any]:
     """Return a tool's schema in the shape verl's OpenAIFunctionToolSchema holds (type, description and enum per
     argument: the shapes of arrays and objects go into the description, which verl keeps)."""
-    from mcot.tools.registry import lookup
-    from mcot.tools.schemas import parameters_schema
 
     spec = lookup(name)
     if spec is None:

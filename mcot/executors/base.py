@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from mcot.core.rundir.blobs import MemoryBlobs
+from mcot.core.rundir.results import Result
 from mcot.executors.records import failure_record, pair_record
-from mcot.rundir.results import Result
 
 if TYPE_CHECKING:
     from mcot.agents.retry import Failure
     from mcot.agents.solver import Solver
-    from mcot.benchmarks.item import Item
+    from mcot.core.item import Item
 
 Observer = Callable[["Failure | None"], None]
 """What hears every model call's outcome (None: it succeeded; a Failure: it failed): the runner's AIMD."""
@@ -76,7 +77,6 @@ class PairExecutor(Protocol):
 
 async def solve_outcome(solver: Solver, item: Item, arm: str, view_root: Path) -> PairOutcome:
     """Return the outcome of one pair solved with blobs kept in memory (for a driver on another machine)."""
-    from mcot.rundir.blobs import MemoryBlobs
 
     started = time.perf_counter()
     blobs = MemoryBlobs()

@@ -8,13 +8,13 @@ protocol) and it ignores SIGINT: the driver stops it (end of stdin, or SIGTERM).
 
 from __future__ import annotations
 
-import importlib
 import os
 import pickle
 import signal
 import sys
 from typing import IO, Any, BinaryIO
 
+from mcot.core.ref import Ref
 from mcot.executors.wire import HEADER, encode
 
 
@@ -47,7 +47,7 @@ def serve(requests: BinaryIO, replies: BinaryIO) -> None:
     while (frame := read_frame_sync(requests)) is not None:
         for _, module, function, args in frame:
             try:
-                value = getattr(importlib.import_module(module), function)(*args)
+                value = Ref(f"{module}:{function}").resolve()(*args)
                 reply = encode([("result", value)])
             except Exception as exc:
                 try:

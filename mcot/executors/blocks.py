@@ -14,7 +14,9 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.executors.block_worker import read_frame_sync
+from mcot.executors.ray_executor import LOCAL_CPUS, connect
 from mcot.executors.wire import encode
 
 R = TypeVar("R")
@@ -76,7 +78,6 @@ def _process_mapper(workers: int) -> Iterator[Mapper]:
         return process
 
     def mapper(function: Callable[..., R], arguments: Sequence[tuple[Any, ...]]) -> Iterator[R]:
-        from mcot.executors.block_worker import read_frame_sync
 
         calls = [("call", function.__module__, function.__qualname__, args) for args in arguments]
         while len(processes) < min(workers, len(calls)):
@@ -131,7 +132,6 @@ def _process_mapper(workers: int) -> Iterator[Mapper]:
 
 @contextlib.contextmanager
 def _ray_mapper(workers: int | None, address: str | None) -> Iterator[Mapper]:
-    from mcot.executors.ray_executor import LOCAL_CPUS, connect
 
     owns = connect(address, local_cpus=workers or LOCAL_CPUS)
     import ray

@@ -8,14 +8,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcot.core.rundir import BlobStore, RunDir
+from mcot.core.rundir.results import Result
 from mcot.executors.base import backend_endpoint_counts
 from mcot.executors.records import failure_record, pair_record
-from mcot.rundir.results import Result
 
 if TYPE_CHECKING:
     from mcot.agents.solver import Solver
-    from mcot.benchmarks.item import Item
-    from mcot.rundir import RunDir
+    from mcot.core.item import Item
+    from mcot.core.rundir import RunDir
 
 
 class InProcessExecutor:
@@ -29,7 +30,6 @@ class InProcessExecutor:
     """Where a pair runs (here: nothing to say), for the runner's note on pairs that are slow to finish."""
 
     def __init__(self, run_dir: RunDir | Path, items_dir: Path, solvers: Mapping[str, Solver]) -> None:
-        from mcot.rundir import BlobStore
 
         self.run_dir = as_run_dir(run_dir)
         self.items_dir = Path(items_dir)
@@ -64,6 +64,5 @@ class InProcessExecutor:
 
 def as_run_dir(run_dir: RunDir | Path) -> RunDir:
     """Return `run_dir` as a RunDir (a path is wrapped)."""
-    from mcot.rundir import RunDir
 
     return run_dir if isinstance(run_dir, RunDir) else RunDir(Path(run_dir))

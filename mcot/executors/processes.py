@@ -18,17 +18,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcot.core.rundir.results import Result
 from mcot.executors.base import WORKER_DIED, ExecutorError, add_counts, tell
 from mcot.executors.inprocess import as_run_dir
 from mcot.executors.records import failure_record
 from mcot.executors.wire import Outbox, read_frame
-from mcot.rundir.results import Result
 
 if TYPE_CHECKING:
-    from mcot.benchmarks.item import Item
+    from mcot.core.item import Item
+    from mcot.core.rundir import RunDir
     from mcot.executors.base import Observer
     from mcot.executors.recipe import SolveRecipe
-    from mcot.rundir import RunDir
 
 WORKER_MODULE = "mcot.executors.worker"
 

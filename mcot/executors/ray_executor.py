@@ -20,9 +20,11 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from mcot.benchmarks.inputs import read_image_file
-from mcot.benchmarks.item import contained_path
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.inputs import read_image_file
+from mcot.core.item import Item, contained_path
+from mcot.core.rundir import BlobStore
+from mcot.core.rundir.results import Result
 from mcot.executors.base import (
     ExecutorError,
     PairOutcome,
@@ -33,14 +35,13 @@ from mcot.executors.base import (
 )
 from mcot.executors.inprocess import as_run_dir
 from mcot.executors.records import failure_record
-from mcot.rundir.results import Result
 
 if TYPE_CHECKING:
     from mcot.agents.retry import Failure
-    from mcot.benchmarks.item import Item
+    from mcot.core.item import Item
+    from mcot.core.rundir import RunDir
     from mcot.executors.base import Observer
     from mcot.executors.recipe import SolveRecipe
-    from mcot.rundir import RunDir
 
 LOCAL_CPUS = 2
 """CPUs of the local Ray instance started when no address is given (and RAY_ADDRESS is unset)."""
@@ -142,7 +143,6 @@ class RayPairWorker:
 
     async def solve(self, line: str, arm: str, images: dict[str, bytes]) -> PairOutcome:
         """Return the outcome of one pair: the item's images are written under a local root first."""
-        from mcot.benchmarks.item import Item
 
         for relative, data in images.items():
             target = self.view_root / PurePosixPath(relative)
@@ -209,7 +209,6 @@ class RayExecutor:
         self.connect()
         import ray
 
-        from mcot.rundir import BlobStore
 
         self._blobs = BlobStore(self.run_dir.blobs_dir)
         cpus = max(1.0, float(ray.cluster_resources().get("CPU", 1)))

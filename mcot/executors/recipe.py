@@ -6,6 +6,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcot.agents.backends import load_model
+from mcot.agents.cache import CachedBackend
+from mcot.agents.limits import RateLimitedBackend
+from mcot.agents.retry import RetryPolicy
+from mcot.agents.solver import ChatSolver
+
 if TYPE_CHECKING:
     from mcot.agents.backends.base import ModelBackend
     from mcot.agents.budget import Budget
@@ -44,24 +50,19 @@ class SolveRecipe:
 
         The cache wraps the limiter, so that a cached answer never waits for a request slot.
         """
-        from mcot.agents.backends import load_model
-        from mcot.agents.retry import RetryPolicy
 
         retry = RetryPolicy(max_tries=self.max_tries, observer=observer)
         backend: Any = load_model(self.model, base_url=_urls(self.base_urls), timeout_s=self.timeout_s, retry=retry)
         if self.limits is not None and self.limits.active:
-            from mcot.agents.limits import RateLimitedBackend
 
             backend = RateLimitedBackend(backend, self.limits)
         if self.cache_dir is not None:
-            from mcot.agents.cache import CachedBackend
 
             backend = CachedBackend(backend, self.cache_dir)
         return backend
 
     def build_solvers(self, observer: Observer | None = None) -> dict[str, Solver]:
         """Return one ChatSolver per arm, by arm name, sharing one backend (see `build_backend`)."""
-        from mcot.agents.solver import ChatSolver
 
         backend = self.build_backend(observer)
         return {

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcot.rundir.results import Result, ResultUsage
+from mcot.core.rundir.results import Result, ResultUsage
 
 if TYPE_CHECKING:
     from mcot.agents.solver import Prediction
-    from mcot.benchmarks.item import Item
+    from mcot.core.item import Item
 
 
 def pair_record(item: Item, arm: str, prediction: Prediction, trace_rel: str | None) -> Result:

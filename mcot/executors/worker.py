@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcot.core.item import Item
+from mcot.executors.inprocess import InProcessExecutor
 from mcot.executors.wire import Outbox, read_frame
 
 if TYPE_CHECKING:
@@ -77,7 +79,6 @@ class WorkerLoop:
             return 2
         _, recipe, run_root, items_dir, relay = first[0]
         try:
-            from mcot.executors.inprocess import InProcessExecutor
 
             solvers = recipe.build_solvers(self.observe if relay else None)
             self.executor = InProcessExecutor(Path(run_root), Path(items_dir), solvers)
@@ -85,7 +86,6 @@ class WorkerLoop:
             self.outbox.put(("failed", f"{type(exc).__name__}: {exc}"))
             await self._drain()
             return 1
-        from mcot.benchmarks.item import Item
 
         self.outbox.put(("ready", os.getpid()))
         stopping = False

@@ -3,7 +3,7 @@
 Formats: `jsonl` (a folder: records.jsonl plus images/), `parquet` (one file, images embedded), `hf` (a
 `datasets` folder for `load_from_disk` and `load_dataset`). Views: `records` (item, answer, score, trace),
 `messages` (OpenAI-style chat for SFT of a tool-using VLM), `llava` (LLaVA `conversations`). Both are
-declared (`mcot.registry.EXPORT_FORMATS`, `EXPORT_VIEWS`): a plugin adds its own. docs/export.md.
+declared (`mcot.core.registry.EXPORT_FORMATS`, `EXPORT_VIEWS`): a plugin adds its own. docs/export.md.
 """
 
 from mcot.export.output import ExportError

@@ -16,8 +16,23 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mcot import tools
+from mcot.agents.budget import Budget
+from mcot.agents.prompts import (
+    GENERATED_SYSTEM_PROMPT,
+    IMAGE_TASK_TEMPLATE,
+    load_prompt,
+    load_template,
+    render_task,
+    task_format,
+    tool_summaries,
+)
+from mcot.agents.session import BLANK_CANVAS, drawn_by
+from mcot.core.registry import TOOLSETS
+from mcot.core.rundir.traces import sent_to_model
 from mcot.export.images import ImageCatalog
 from mcot.export.records import Pair
+from mcot.tools import registry
 
 UNCHANGED = "The canvas is unchanged."
 _SVG_SIZE = re.compile(r'<svg[^>]*\swidth="([\d.]+)"[^>]*\sheight="([\d.]+)"')
@@ -71,7 +86,6 @@ def _template_note(pair: Pair, name: str, sha256: str) -> str | None:
 
 def sent_record(pair: Pair) -> dict[str, Any] | None:
     """Return what the model was given before its first turn, as the trace recorded it (None in older traces)."""
-    from mcot.rundir.traces import sent_to_model
 
     return sent_to_model(pair.trace)
 
@@ -81,7 +95,6 @@ def task_text(pair: Pair, notes: list[str]) -> str:
     sent = sent_record(pair)
     if sent is not None and isinstance(sent.get("task"), str):
         return sent["task"]
-    from mcot.agents.prompts import IMAGE_TASK_TEMPLATE, load_prompt, render_task, task_format
 
     item = pair.item
     template = load_prompt(IMAGE_TASK_TEMPLATE) if item.answer_type == "image" else task_format(item.benchmark).template
@@ -94,7 +107,6 @@ def task_text(pair: Pair, notes: list[str]) -> str:
 
 def canvas_size(pair: Pair) -> tuple[int, int]:
     """Return the canvas size of a pair: its first image's, else the trace's SVG size, else the blank canvas's."""
-    from mcot.agents.session import BLANK_CANVAS
 
     paths = pair.item_image_paths()
     if paths and paths[0].is_file():
@@ -114,7 +126,6 @@ def offered_tools(pair: Pair) -> tuple[str, ...]:
     listed = pair.run.arm_tools(pair.arm)
     if listed is not None:
         return listed
-    from mcot.tools import registry
 
     known = registry()
     called = [step.get("tool") for step in pair.trace if step.get("kind") == "tool" and step.get("tool") in known]
@@ -124,11 +135,6 @@ def offered_tools(pair: Pair) -> tuple[str, ...]:
 def system_prompt(pair: Pair, offered: tuple[str, ...], notes: list[str]) -> str:
     """Return the system prompt of an arm with tools: the trace's record of it, else rendered as the solver renders
     it for this item (the arm's declared template, or the one generated from its tools)."""
-    from mcot import tools
-    from mcot.agents.budget import Budget
-    from mcot.agents.prompts import GENERATED_SYSTEM_PROMPT, load_prompt, load_template, tool_summaries
-    from mcot.agents.session import drawn_by
-    from mcot.registry import TOOLSETS
 
     sent = sent_record(pair)
     if sent is not None and isinstance(sent.get("system"), str):

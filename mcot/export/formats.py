@@ -16,12 +16,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcot.core.rundir import json_line
 from mcot.export.images import ImageCatalog
-from mcot.rundir import json_line
+from mcot.export.records import model_spec
 
 if TYPE_CHECKING:
-    from mcot.declare import ExportView
-    from mcot.rundir import Run
+    from mcot.core.declare import ExportView
+    from mcot.core.rundir import Run
 
 RECORDS_FILE = "records.jsonl"
 HF_SPLIT = "train"
@@ -200,7 +201,6 @@ def _write_hf_metadata(folder: Path, schema: Any, view: ExportView, shards: list
 
 def dataset_card(run: Run, view: str, count: int) -> str:
     """Return the README.md of an hf export: its `datasets` configuration and what the records are."""
-    from mcot.export.records import model_spec
 
     model = model_spec(run)
     return (

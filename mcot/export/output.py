@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from mcot.export.formats import RECORDS_FILE
 
 if TYPE_CHECKING:
-    from mcot.declare import ExportFormat
+    from mcot.core.declare import ExportFormat
 
 
 class ExportError(ValueError):

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcot.core.item import ItemError, iter_items
+from mcot.core.ref import Ref
+from mcot.core.registry import EXPORT_FORMATS, EXPORT_VIEWS, RegistryError
 from mcot.export.images import ImageCatalog
 from mcot.export.output import ExportError, check_out, staged
 from mcot.export.records import (
@@ -24,10 +26,11 @@ from mcot.export.records import (
     iter_prompts,
     open_source,
 )
-from mcot.registry import EXPORT_FORMATS, EXPORT_VIEWS, RegistryError
+from mcot.tools.errors import ToolError
+from mcot.tools.toolsets import toolset as toolset_tools
 
 if TYPE_CHECKING:
-    from mcot.declare import ExportFormat, ExportView
+    from mcot.core.declare import ExportFormat, ExportView
 
 
 @dataclass
@@ -51,7 +54,7 @@ def check_request(fmt: str, view: str) -> tuple[ExportFormat, ExportView]:
         raise ExportError(str(exc)) from None
     if chosen_format.requires is not None:
         try:
-            import_module(chosen_format.requires)
+            Ref(chosen_format.requires).resolve()
         except ImportError:
             raise ExportError(
                 f"--format {fmt} needs the {chosen_format.requires} library: pip install {chosen_format.requires}"
@@ -125,9 +128,6 @@ def export_items(
     directory: Path, chosen_format: ExportFormat, chosen_view: ExportView, out: Path, overwrite: bool, toolset: str
 ) -> ExportSummary:
     """Export an items directory's items as prompt rows of `chosen_view` for the arm `toolset`; return the summary."""
-    from mcot.benchmarks.item import ItemError, iter_items
-    from mcot.tools.errors import ToolError
-    from mcot.tools.toolsets import toolset as toolset_tools
 
     if not chosen_view.prompts:
         takes = ", ".join(name for name, view in EXPORT_VIEWS.items() if view.prompts)

@@ -25,13 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcot.core.item import ITEMS_FILE, iter_items
 from mcot.export.images import ImageCatalog
 from mcot.export.output import ExportError
 
 if TYPE_CHECKING:
-    from mcot.benchmarks.item import Item
-    from mcot.declare import ExportView
-    from mcot.rundir import Run
+    from mcot.core.declare import ExportView
+    from mcot.core.item import Item
+    from mcot.core.rundir import Run
 
 INDEX_FILE = "predictions.json"
 FAILED_CALL = "Failed to obtain answer via API."
@@ -62,7 +63,6 @@ def frozen_items(run: Run) -> dict[str, Item]:
     its rows and leaves `run.items` empty; a prediction file needs each row's question, answer and choices)."""
     if run.items:
         return run.items
-    from mcot.benchmarks.item import ITEMS_FILE, iter_items
 
     return {item.id: item for item in iter_items(run.root)} if (run.root / ITEMS_FILE).is_file() else {}
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mcot.agents.prompts import load_prompt
+from mcot.eval.registry import scoring_spec
 from mcot.export.conversation import Part, canvas_size, offered_tools, system_prompt, task_text
 from mcot.export.images import ImageCatalog
 from mcot.export.records import Pair
@@ -40,7 +42,6 @@ class Opening:
 
 def opening(pair: Pair, catalog: ImageCatalog, notes: list[str]) -> Opening:
     """Return the opening of a pair: what the model is given before its first turn (see the module docstring)."""
-    from mcot.agents.prompts import load_prompt
 
     offered = offered_tools(pair)
     task = task_text(pair, notes)
@@ -57,7 +58,6 @@ def opening(pair: Pair, catalog: ImageCatalog, notes: list[str]) -> Opening:
 def environment_item(pair: Pair, start: Opening, *, full: bool = True) -> dict[str, Any]:
     """Return the item as mcot.env and mcot.rewards rebuild it: its fields, images by export name, the canvas size
     and its meta (with `full` False only where the benchmark has a trace verifier, which reads it)."""
-    from mcot.eval.registry import scoring_spec
 
     item = pair.item
     data: dict[str, Any] = {name: getattr(item, name) for name in ENV_ITEM_FIELDS}

@@ -13,10 +13,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcot.benchmarks.item import Item, iter_items
+from mcot.core.item import Item, ItemError, contained_path, iter_items
+from mcot.core.rundir import (
+    MANIFEST,
+    RESULTS,
+    SCORES,
+    ArmEntry,
+    Manifest,
+    Result,
+    Run,
+    Score,
+    check_frozen_items,
+    order_arms,
+    read_jsonl,
+    read_manifest,
+    source_change,
+)
 from mcot.eval.advice import MISSING_STATUS
 from mcot.export.images import ImageCatalog
-from mcot.rundir import SCORES, Result, Run, Score, order_arms, read_jsonl
 
 ITEMS_SOURCE = "items"
 """`Pair.source` of a pair read from an items directory (no run): a prompt, with no result, score or trace."""
@@ -178,7 +192,6 @@ class RunSource:
 def open_source(root: Path) -> RunSource:
     """Return a run as an export reads it (the checks of mcot.eval.rundir.open_run: a run directory whose frozen
     items match its manifest; raise EvalError otherwise), without loading its items, results or scores."""
-    from mcot.rundir import RESULTS, check_frozen_items, read_manifest, source_change
 
     root = Path(root)
     manifest = read_manifest(root)
@@ -199,7 +212,6 @@ def read_trace(run: Run, item_id: str, arm: str, result: Result) -> list[dict[st
 
 def is_items_dir(path: Path) -> bool:
     """Return whether `path` is an items directory (items.jsonl, no run manifest) rather than a run."""
-    from mcot.rundir import MANIFEST
 
     path = Path(path)
     return (path / "items.jsonl").is_file() and not (path / MANIFEST).is_file()
@@ -212,7 +224,6 @@ def items_source(directory: Path, toolset: str, tools: tuple[str, ...]) -> Run:
     more memory than a few.
     """
     directory = Path(directory)
-    from mcot.rundir import ArmEntry, Manifest
 
     manifest = Manifest(arms=[ArmEntry(name=toolset, tools=list(tools))], command="mcot export")
     return Run(directory, manifest, {}, {}, directory)
@@ -290,7 +301,6 @@ def record_view(pair: Pair, catalog: ImageCatalog) -> dict[str, Any]:
 
 def _contained(root: Path, relative: str) -> bool:
     """Return True when the item-relative path stays inside `root` once resolved."""
-    from mcot.benchmarks.item import ItemError, contained_path
 
     try:
         contained_path(root, relative)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcot.tools.toolsets import every_tool
+
 
 def _parts() -> dict[str, Any]:
     """Return the Arrow types the views share: flags, images, usage, chat messages."""
@@ -115,7 +117,6 @@ def verl_schema() -> Any:
     row's arm does not offer it; `tool_selection` names those it does)."""
     import pyarrow as pa
 
-    from mcot.tools.toolsets import every_tool
 
     parts = _parts()
     message = pa.struct([("role", pa.string()), ("content", pa.string())])

@@ -11,9 +11,11 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from mcot.export.conversation import Conversation, Part, Turn, conversation, image_order
+from mcot import tools
+from mcot.export.conversation import Conversation, Part, Turn, conversation, image_order, sent_record
 from mcot.export.images import ImageCatalog
 from mcot.export.records import Pair, record_view
+from mcot.tools.toolsets import schema_sha256
 
 IMAGE_TOKEN = "<image>"
 IMAGE_TOKEN_IN_TEXT = "[image]"
@@ -47,15 +49,12 @@ def chat_message(turn: Turn) -> dict[str, Any]:
 def tool_definitions(pair: Pair, names: tuple[str, ...], notes: list[str]) -> list[dict[str, Any]]:
     """Return the Chat Completions `tools` entries the model was offered: the trace's record (`sent.tools`), else the
     arm's tools as registered now (noting tools gone or changed since the run)."""
-    from mcot.export.conversation import sent_record
 
     sent = sent_record(pair)
     if sent is not None and isinstance(sent.get("tools"), list) and (sent["tools"] or not names):
         return [chat_completions_tool(entry) for entry in sent["tools"]]
     if not names:
         return []
-    from mcot import tools
-    from mcot.tools.toolsets import schema_sha256
 
     registered = tools.registry()
     known = [name for name in names if name in registered]

@@ -9,6 +9,7 @@ from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accurac
 from inspect_ai.solver import TaskState
 
 from mcot.env.episode import item_from_row
+from mcot.rewards import score_answer
 
 
 @scorer(metrics=[accuracy(), stderr()])
@@ -16,7 +17,6 @@ def official() -> Scorer:
     """Return the scorer of each benchmark's official protocol (no judge: what rules cannot settle is incorrect)."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        from mcot.rewards import score_answer
 
         item = item_from_row(state.metadata["item"])
         text = state.output.completion if state.output is not None else ""

@@ -20,8 +20,17 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, Content, ContentImage, ContentText
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
+from mcot.agents.prompts import render_task
+from mcot.agents.session import arm_system_prompt
+from mcot.arms import arm_names
+from mcot.core.errors import UsageError
+from mcot.core.item import read_items
+from mcot.core.registry import TOOLSETS
+from mcot.env.canvas_session import CanvasSession
 from mcot.inspect_tasks.scorers import official
 from mcot.inspect_tasks.tools import session_tools
+from mcot.runner import prepare_dataset
+from mcot.tools import openai_tools
 
 DEFAULT_MAX_STEPS = 12
 """The model turns of an arm with tools, as `mcot run`'s default `--max-steps`."""
@@ -30,9 +39,6 @@ DEFAULT_MAX_STEPS = 12
 def items_of(data: str, benchmark: str | None, limit: int | None = None) -> tuple[list[Any], Path]:
     """Return the items of `data` of `benchmark` (every item when None), in order, and the folder their images are
     relative to; ValueError in one line when there are none."""
-    from mcot.benchmarks.item import read_items
-    from mcot.errors import UsageError
-    from mcot.runner import prepare_dataset
 
     try:
         folder = prepare_dataset(Path(data), None, Path(tempfile.mkdtemp(prefix="mcot-inspect-")))
@@ -48,7 +54,6 @@ def items_of(data: str, benchmark: str | None, limit: int | None = None) -> tupl
 
 def sample(item: Any, folder: Path, arm: str) -> Sample:
     """Return an item as an inspect sample: the text arm's prompt (images, then the task), the answer as target."""
-    from mcot.agents.prompts import render_task
 
     choices = tuple(item.choices) if item.choices else None
     task_text = render_task(item.benchmark, item.question, choices, item.answer_type)
@@ -71,10 +76,6 @@ def canvas_arm(arm: str = "canvas", max_steps: int = DEFAULT_MAX_STEPS) -> Solve
     """Return the solver of an arm with tools: the sample's canvas, the arm's prompt and tools, then the tool loop."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        from mcot.agents.session import arm_system_prompt
-        from mcot.env.canvas_session import CanvasSession
-        from mcot.registry import TOOLSETS
-        from mcot.tools import openai_tools
 
         session = CanvasSession(arm, Path(state.metadata["images_root"]))
         opened = session.start(item=state.metadata["item"])
@@ -115,7 +116,6 @@ def canvas_arm(arm: str = "canvas", max_steps: int = DEFAULT_MAX_STEPS) -> Solve
 
 def benchmark_task(benchmark: str | None, data: str, arm: str, limit: int | None, max_steps: int) -> Task:
     """Return the task of `benchmark`'s items in `data` under `arm`, scored by its official protocol."""
-    from mcot.arms import arm_names
 
     names = [name for name in arm_names() if name != "custom"]
     if arm not in names:

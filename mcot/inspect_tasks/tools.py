@@ -11,6 +11,8 @@ from inspect_ai.tool import Tool, ToolDef, ToolError, ToolParams, tool
 
 from mcot.env.canvas_session import CanvasSession, Reply
 from mcot.env.trl import describe
+from mcot.tools.registry import lookup
+from mcot.tools.schemas import parameters_schema
 
 
 def content(reply: Reply) -> list[ContentText | ContentImage]:
@@ -23,8 +25,6 @@ def content(reply: Reply) -> list[ContentText | ContentImage]:
 
 def tool_definition(name: str, session: CanvasSession) -> ToolDef:
     """Return the inspect tool definition of mcot tool `name` on `session` (schema and description from mcot)."""
-    from mcot.tools.registry import lookup
-    from mcot.tools.schemas import parameters_schema
 
     spec = lookup(name)
     if spec is None:

@@ -20,6 +20,9 @@ from mcp.server.lowlevel import Server
 
 from mcot import __version__
 from mcot.env.canvas_session import CanvasSession, Reply
+from mcot.tools.registry import lookup
+from mcot.tools.schemas import parameters_schema
+from mcot.tools.toolsets import toolset as toolset_names
 
 START = "start_canvas"
 GET = "get_canvas"
@@ -59,9 +62,6 @@ def own_tools() -> list[types.Tool]:
 
 def toolset_tools(toolset: str) -> list[types.Tool]:
     """Return the MCP tool entries of a toolset: name, description and argument schema from mcot's registry."""
-    from mcot.tools.registry import lookup
-    from mcot.tools.schemas import parameters_schema
-    from mcot.tools.toolsets import toolset as toolset_names
 
     entries = []
     for name in toolset_names(toolset):

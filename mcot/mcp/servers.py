@@ -34,7 +34,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.tools.errors import ToolError
+from mcot.tools.registry import TOOLS, Context, Output, ToolSpec, lookup, unregister
+from mcot.tools.toolsets import schema_sha256
 
 GROUP_PREFIX = "mcp:"
 START_TIMEOUT_S = 60.0
@@ -168,7 +171,6 @@ class MCPServers:
 
     def call(self, server: Server, tool: str, arguments: dict[str, Any]) -> Any:
         """Return the Output of one call (mcot.tools.registry.Output); raise ToolError with one line on failure."""
-        from mcot.tools.errors import ToolError
 
         if server.ended is not None or server.session is None:
             raise ToolError(f"the MCP server {server.spec.name!r} is not running ({server.ended or 'not started'})")
@@ -187,8 +189,6 @@ class MCPServers:
 
     def close(self) -> None:
         """Undeclare the tools and stop every server; returns None."""
-        from mcot.tools.registry import unregister
-        from mcot.tools.toolsets import schema_sha256
 
         for name in self.declared:
             unregister(name)
@@ -238,8 +238,6 @@ class MCPServers:
             server.session = None
 
     def _declare(self, server: Server) -> None:
-        from mcot.tools.registry import TOOLS, Context, Output, ToolSpec, lookup
-        from mcot.tools.toolsets import schema_sha256
 
         for name, tool in server.tools.items():
             if not _TOOL.match(name):
@@ -267,8 +265,6 @@ class MCPServers:
 
 def output(result: Any, tool: str) -> Any:
     """Return an MCP tool result as an mcot tool Output (texts joined, first image as PNG); ToolError on is_error."""
-    from mcot.tools.errors import ToolError
-    from mcot.tools.registry import Output
 
     texts, images = [], []
     for block in result.content or []:

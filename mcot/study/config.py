@@ -1,7 +1,7 @@
 """STUDY.toml: the models, arms and data of a study, read with tomllib and checked before anything runs.
 
 Top level: `data` (items folders or native files, relative to the file), `arms` (toolset names, checked against
-mcot.registry.TOOLSETS), optional `limit` (the first N items of each data entry) or `sample` (N items of each
+mcot.core.registry.TOOLSETS), optional `limit` (the first N items of each data entry) or `sample` (N items of each
 data entry stratified by benchmark and category, drawn with `seed`), `judge`, `judge_base_url`,
 `protocol`, and any other `mcot run` setting (a RunConfig field) applied to every model. Each `[[model]]` has
 `spec`, optional `name` (its run folder under DIR/runs), `key_env` (the environment variable holding its key),
@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcot.benchmarks.inputs import YAML_MAX_BYTES, InputFileError, read_regular
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.inputs import YAML_MAX_BYTES, InputFileError, read_regular
+from mcot.core.registry import TOOLSETS
+from mcot.mcp.servers import parse_specs
 from mcot.runconfig import RunConfig
 
 STUDY_OWNED = ("data", "model", "out", "mode", "tools", "limit", "sample", "format")
@@ -160,14 +162,12 @@ def _mcp(path: Path, tables: Any) -> tuple[str, ...]:
         if not isinstance(name, str) or not isinstance(command, str) or extra:
             raise UsageError(f'{path}: [[mcp]] {number} takes name = "NAME" and command = "COMMAND" (nothing else)')
         values.append(f"{name}={command}")
-    from mcot.mcp.servers import parse_specs
 
     parse_specs(values)  # a bad name or command is refused before anything runs
     return tuple(values)
 
 
 def _check_arms(path: Path, arms: list[str]) -> None:
-    from mcot.registry import TOOLSETS
 
     known = TOOLSETS.names()
     unknown = [arm for arm in arms if arm not in known]

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcot.core.item import read_items
+from mcot.core.rundir import Score, open_run, order_arms, read_manifest, read_scores, write_text_atomic
 from mcot.eval.caveats import run_caveats
 from mcot.eval.code_use import code_use, code_use_tables
 from mcot.eval.figures import FIGURES_DIR, FigureFile, StudyPoint, study_figure
@@ -34,7 +36,7 @@ from mcot.eval.report import (
 )
 from mcot.eval.tables import Table, pct
 from mcot.eval.tool_use import tool_use, tool_use_tables
-from mcot.rundir import Score, open_run, order_arms, read_manifest, read_scores, write_text_atomic
+from mcot.sampling import coverage
 from mcot.study.config import StudyConfig
 
 STUDY_MD = "study.md"
@@ -185,8 +187,6 @@ def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path)
 
 def study_coverage(runs: Mapping[str, Path]) -> str:
     """Return which benchmarks and categories the study's items hold and how many of each (its first run's items)."""
-    from mcot.benchmarks.item import read_items
-    from mcot.sampling import coverage
 
     for run in runs.values():
         if (run / "items.jsonl").is_file():

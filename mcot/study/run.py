@@ -22,7 +22,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcot.errors import UsageError
+from mcot.agents import load_model
+from mcot.breaker import check_endpoints_now
+from mcot.core.errors import UsageError
+from mcot.core.inputs import YAML_MAX_BYTES, read_regular
+from mcot.core.item import ItemError, ItemsWriter, read_items
+from mcot.core.rundir import RESULTS, SCORES, json_text, read_manifest, write_text_atomic
+from mcot.eval.errors import EvalError
+from mcot.judging import judge_from_spec
+from mcot.mcp.servers import started
+from mcot.runner import prepare_dataset, run_items
+from mcot.sampling import stratified_sample
 from mcot.study.config import ModelEntry, StudyConfig
 
 ITEMS = "items"
@@ -62,7 +72,6 @@ def study_items(config: StudyConfig, out: Path) -> Path:
             return items
     _merge_data(config, out, items)
     out.mkdir(parents=True, exist_ok=True)
-    from mcot.rundir import json_text, write_text_atomic
 
     write_text_atomic(state_path, json_text({**made_from, "source": str(config.source)}))
     return items
@@ -70,7 +79,6 @@ def study_items(config: StudyConfig, out: Path) -> Path:
 
 def _study_record(path: Path) -> dict[str, Any]:
     """Return DIR/study.json, the record of what the study was made from; UsageError naming it when it is not one."""
-    from mcot.benchmarks.inputs import YAML_MAX_BYTES, read_regular
 
     try:
         recorded = json.loads(read_regular(path, what="study record", max_bytes=YAML_MAX_BYTES).decode("utf-8"))
@@ -97,9 +105,6 @@ def refuse_reading_from(config: StudyConfig, out: Path) -> None:
 
 
 def _merge_data(config: StudyConfig, out: Path, items: Path) -> None:
-    from mcot.benchmarks.item import ItemError, ItemsWriter, read_items
-    from mcot.runner import prepare_dataset
-    from mcot.sampling import stratified_sample
 
     seen: dict[str, Path] = {}
     try:
@@ -152,7 +157,6 @@ def run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOut
     after the run in progress has saved its finished pairs (`interrupted`); the report is then not rewritten.
     """
     if config.mcp:  # the servers' tools are declared before the runs that name them are planned
-        from mcot.mcp.servers import started
 
         with started(list(config.mcp), float(config.settings.get("mcp_timeout", 60.0))):
             return _run_study(config, out, quiet=quiet)
@@ -160,7 +164,6 @@ def run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOut
 
 
 def _run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOutcome:
-    from mcot.runner import run_items
 
     out = Path(out)
     planned = [(model, config.run_config(model, out / ITEMS, out / RUNS / model.name)) for model in config.models]
@@ -188,7 +191,6 @@ def _run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOu
 
 def scored_as(run: Path, config: StudyConfig) -> bool:
     """Return whether the run's scores are of its latest results under the study's protocol and judge (no rescore)."""
-    from mcot.rundir import RESULTS, SCORES, read_manifest
 
     scores, results = run / SCORES, run / RESULTS
     if not scores.is_file() or not results.is_file() or scores.stat().st_mtime < results.stat().st_mtime:
@@ -201,8 +203,6 @@ def scored_as(run: Path, config: StudyConfig) -> bool:
 def _check_models(planned: list[tuple[ModelEntry, Any]]) -> None:
     """Refuse the study (UsageError naming the URL) when a model's endpoints accept no connection, before the
     study writes anything (each run checks again when it starts)."""
-    from mcot.agents import load_model
-    from mcot.breaker import check_endpoints_now
 
     for model, run_config in planned:
         with model_key(model):
@@ -216,8 +216,6 @@ def _check_models(planned: list[tuple[ModelEntry, Any]]) -> None:
 def _judge(config: StudyConfig) -> Any:
     if config.judge is None:
         return None
-    from mcot.breaker import check_endpoints_now
-    from mcot.judging import judge_from_spec
 
     try:
         judge = judge_from_spec(config.judge, config.judge_base_url)
@@ -228,9 +226,7 @@ def _judge(config: StudyConfig) -> Any:
 
 
 def _score(run: Path, judge: Any, protocol: str) -> None:
-    from mcot.eval.errors import EvalError
     from mcot.eval.scoring import score_run
-    from mcot.rundir import read_manifest
 
     try:
         if read_manifest(run).code:  # as `mcot score`: the code arms' cells are replayed first

@@ -32,11 +32,11 @@ from mcot.testing.fake_provider import (
     SoakAgent,
     Trickle,
 )
+from mcot.testing.tiny_pipeline import build_tiny_pipeline
 
 
 def __getattr__(name: str) -> Any:
     if name == "build_tiny_pipeline":  # diffusers and torch load only when a test asks for the pipeline
-        from mcot.testing.tiny_pipeline import build_tiny_pipeline
 
         return build_tiny_pipeline
     raise AttributeError(f"module 'mcot.testing' has no attribute {name!r}")

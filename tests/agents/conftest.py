@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from mcot.agents.retry import RetryPolicy
 from mcot.agents.toolbox import ToolOutcome
-from mcot.benchmarks.item import Item
 from PIL import Image, ImageDraw
+
+from mcot.core.item import Item
 
 _POINT = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}
 _SCHEMAS: dict[str, dict[str, Any]] = {

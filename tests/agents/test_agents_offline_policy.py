@@ -20,7 +20,7 @@ from mcot.agents.offline import (
 )
 
 from mcot import declare_strategy
-from mcot.registry import STRATEGIES
+from mcot.core.registry import STRATEGIES
 
 
 class PoisonedItem:

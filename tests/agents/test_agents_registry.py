@@ -12,7 +12,7 @@ from mcot.agents.backends.base import DETERMINISTIC
 from mcot.agents.toolbox import RegistryToolbox
 
 from mcot import declare_backend, tools
-from mcot.registry import BACKENDS, TOOLS, RegistryError
+from mcot.core.registry import BACKENDS, TOOLS, RegistryError
 
 BUILTIN = ("offline", "scripted", "openai", "openai-compatible", "anthropic", "replay")
 

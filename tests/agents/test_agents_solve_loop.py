@@ -13,7 +13,7 @@ from mcot.agents.backends.base import ModelRequest, ModelResponse, Usage
 from mcot.agents.messages import ImagePart, ToolCall, ToolResultPart
 from mcot.canvas import Canvas
 
-from mcot.rundir import BlobStore, MemoryBlobs
+from mcot.core.rundir import BlobStore, MemoryBlobs
 
 DRAW = {"name": "draw_line", "arguments": {"start": [40, 40], "end": [120, 100]}}
 
@@ -257,7 +257,7 @@ class RecordingModel:
 
 
 def test_both_modes_send_the_same_task_text(tmp_path):
-    from mcot.benchmarks.item import Item
+    from mcot.core.item import Item
 
     root = tmp_path / "gep"
     (root / "images").mkdir(parents=True)
@@ -285,7 +285,7 @@ def test_both_modes_send_the_same_task_text(tmp_path):
 
 
 def test_an_item_without_image_gets_a_blank_canvas(tmp_path):
-    from mcot.benchmarks.item import Item
+    from mcot.core.item import Item
 
     item = Item(
         id="t1",

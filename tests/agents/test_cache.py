@@ -281,7 +281,7 @@ def _text_request(item: Any, root: Path) -> ModelRequest:
     from mcot.agents.prompts import render_task
     from mcot.agents.session import image_part
 
-    from mcot.registry import BENCHMARKS
+    from mcot.core.registry import BENCHMARKS
 
     task = render_task(item.benchmark, item.question, item.choices, item.answer_type, has_image=bool(item.images))
     cap = BENCHMARKS.get(item.benchmark).max_new_tokens  # the text arm is capped at the benchmark's limit

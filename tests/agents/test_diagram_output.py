@@ -12,12 +12,12 @@ import diagram_fixture as fixture
 from mcot.agents import Budget, solve
 from mcot.agents.backends.base import ModelRequest, ModelResponse, Usage
 from mcot.agents.messages import ToolCall
-from mcot.benchmarks.item import Item, read_items
 from mcot.canvas import Canvas
 from mcot.eval.verify import trace_ops
 from PIL import Image
 
-from mcot.rundir import MemoryBlobs
+from mcot.core.item import Item, read_items
+from mcot.core.rundir import MemoryBlobs
 
 
 def _item(tmp_path: Path, item_id: str = "reflect-1") -> tuple[Item, Path]:

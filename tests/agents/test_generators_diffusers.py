@@ -19,10 +19,10 @@ transformers = pytest.importorskip("transformers")
 
 from mcot.agents import GeneratorError, ImageOptions, ImageRequest, ImageSolver, load_generator  # noqa: E402
 from mcot.agents.generators.diffusers_pipeline import DiffusersGenerator, pick_device  # noqa: E402
-from mcot.benchmarks.item import Item  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from mcot.rundir import BlobStore  # noqa: E402
+from mcot.core.item import Item  # noqa: E402
+from mcot.core.rundir import BlobStore  # noqa: E402
 from mcot.testing.tiny_pipeline import build_tiny_pipeline  # noqa: E402
 
 

@@ -8,10 +8,10 @@ import json
 
 import pytest
 from mcot.agents import GeneratorError, ImageOptions, ImageRequest, ImageSolver, ModelSpecError, load_generator
-from mcot.benchmarks.item import Item
 from PIL import Image
 
-from mcot.rundir import MemoryBlobs
+from mcot.core.item import Item
+from mcot.core.rundir import MemoryBlobs
 from mcot.testing.fake_provider import Fail, FakeProvider, ImageReply, solid_png
 
 GPT_IMAGE_USAGE = {

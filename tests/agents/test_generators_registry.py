@@ -25,12 +25,12 @@ from mcot.agents import (
 from mcot.agents.generators import parse_size
 from mcot.agents.generators.base import as_png
 from mcot.agents.pricing import image_cost_usd
-from mcot.benchmarks.item import Item
 from PIL import Image
 
 from mcot import declare_generator
-from mcot.registry import GENERATORS, RegistryError
-from mcot.rundir import MemoryBlobs
+from mcot.core.item import Item
+from mcot.core.registry import GENERATORS, RegistryError
+from mcot.core.rundir import MemoryBlobs
 
 BUILTIN = ("diffusers", "openai-image", "procedural")
 

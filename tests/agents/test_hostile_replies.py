@@ -15,7 +15,7 @@ from hostile_servers import items_dir, mcot
 from mcot.agents.backends.plain_http import PlainHTTPClient
 from mcot.agents.backends.wire_limits import ResponseTooLarge, WireLimits
 
-from mcot.rundir import Result, read_jsonl
+from mcot.core.rundir import Result, read_jsonl
 from mcot.spending import CostBudget
 from mcot.testing import FakeProvider, Raw, Redirect, Reply, Trickle
 

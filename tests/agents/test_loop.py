@@ -86,7 +86,7 @@ def test_a_canvas_solve_loads_no_langgraph(item_dir, scripted) -> None:
     code = (
         "import asyncio, sys\n"
         "from mcot.agents import solve\n"
-        "from mcot.benchmarks.item import read_items\n"
+        "from mcot.core.item import read_items\n"
         f"item = read_items({str(root)!r})[0]\n"
         f"prediction, _ = asyncio.run(solve(item, {str(root)!r}, {spec!r}, 'canvas'))\n"
         "assert prediction.status == 'ok', prediction\n"

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from mcot.agents.backends import load_model
 from mcot.agents.solver import solve
-from mcot.benchmarks.item import Item
 from PIL import Image
 
-from mcot.declare import declare_benchmark
-from mcot.registry import BENCHMARKS, RegistryError
+from mcot.core.declare import declare_benchmark
+from mcot.core.item import Item
+from mcot.core.registry import BENCHMARKS, RegistryError
 from mcot.testing import FakeProvider, Reply
 
 GEP_INSTRUCTION = "Please directly answer A, B, C or D and nothing else."

@@ -21,9 +21,10 @@ from mcot.agents.offline import linework, pixels
 from mcot.agents.offline.games import STRATEGIES
 from mcot.agents.offline.strategies import strategies
 from mcot.benchmarks.generators.games import generate
-from mcot.benchmarks.item import Item, ItemsWriter, read_items
 from mcot.tools.canvas_ops import canvas_tools
 from PIL import Image, ImageDraw, ImageFont
+
+from mcot.core.item import Item, ItemsWriter, read_items
 
 SEED = 31
 PER_TASK = {"maze": 10, "ray": 10, "dart": 5, "bounce": 5, "dots": 5, "triangles": 5}

@@ -11,10 +11,10 @@ from mcot.agents.errors import ModelSpecError
 from mcot.agents.generators import GeneratorError, ImageGenerator, ImageRequest, load_generator
 from mcot.agents.generators.procedural import ProceduralGenerator
 from mcot.agents.generators.solver import ImageOptions, ImageSolver
-from mcot.benchmarks.item import Item
 from PIL import Image
 
-from mcot.rundir import MemoryBlobs
+from mcot.core.item import Item
+from mcot.core.rundir import MemoryBlobs
 
 
 def _generate(generator: ImageGenerator, **request) -> list:

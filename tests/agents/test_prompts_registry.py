@@ -23,7 +23,7 @@ from mcot.agents.prompts import (
 )
 
 from mcot import declare_answer_form, declare_benchmark
-from mcot.registry import ANSWER_FORMS, BENCHMARKS
+from mcot.core.registry import ANSWER_FORMS, BENCHMARKS
 
 TOY_TEXT = "Toy puzzle: $question$choices_block\n\nEnd with <<answer>> on the last line.\n"
 

@@ -12,11 +12,11 @@ import pytest
 from mcot.agents.backends import load_model
 from mcot.agents.backends.replay import ReplayBackend
 from mcot.agents.errors import ModelSpecError
-from mcot.benchmarks.item import Item, write_items
 from PIL import Image
 
+from mcot.core.item import Item, write_items
+from mcot.core.rundir import read_jsonl
 from mcot.runconfig import RunConfig
-from mcot.rundir import read_jsonl
 from mcot.runner import run_items, select_items
 from mcot.testing.fake_provider import FakeProvider, Reply
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 from mcot.agents.solver import solve
-from mcot.benchmarks.item import Item
 from PIL import Image
 
-from mcot.registry import STRATEGIES
+from mcot.core.item import Item
+from mcot.core.registry import STRATEGIES
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "strategy" / "centre.py"

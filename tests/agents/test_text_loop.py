@@ -49,9 +49,9 @@ def test_the_direct_loop_returns_the_graph_state_and_raises_what_a_node_raises(i
     from mcot.agents.backends import load_model
     from mcot.agents.session import Session
     from mcot.agents.toolbox import RegistryToolbox
-    from mcot.benchmarks.item import prompt_view
 
-    from mcot.rundir import MemoryBlobs
+    from mcot.core.item import prompt_view
+    from mcot.core.rundir import MemoryBlobs
 
     item, root = item_dir
     session = Session(

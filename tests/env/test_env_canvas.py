@@ -15,10 +15,10 @@ from PIL import Image
 from trainer_runs import shared_runs
 
 from mcot import tools
+from mcot.core.rundir import open_run
 from mcot.env import CanvasEnv, write_episodes
 from mcot.env.trl import environment_class
 from mcot.export import export_run
-from mcot.rundir import open_run
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mcot.benchmarks.item import Item, write_items
+from mcot.core.item import Item, write_items
 
 CANVAS_TOOLS = ["draw_line", "draw_arrow", "trace_path", "undo"]
 ARMS = {"text": [], "canvas": CANVAS_TOOLS, "tools": [*CANVAS_TOOLS, "maze_from_image", "solve_maze"]}

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 from handmade import MakeRun, ok
-from mcot.benchmarks.item import Item
 from mcot.eval.agreement import cohen_kappa, krippendorff_alpha, mean_sps, raw_agreement
 from mcot.eval.people import HUMAN_SCORES, pair_ratings, people_section
 from mcot.eval.ratings import RatingsError, read_raters, read_ratings
 from mcot.eval.scoring import score_run
 from mcot.eval.tables import correlation_cell
 
-from mcot.rundir import Score, open_run, read_jsonl, read_scores
+from mcot.core.item import Item
+from mcot.core.rundir import Score, open_run, read_jsonl, read_scores
 
 # ------------------------------------------------------------------------------------------ the figures by hand
 

@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcot.benchmarks.item import Item
 from mcot.eval.protocols.gepbench import answer_letter
 from mcot.eval.protocols.gepbench import official as gepbench_official
 from mcot.eval.protocols.gepbench import robust as gepbench_robust
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.registry import ProtocolFn
 
-from mcot.rundir import Result, Score
+from mcot.core.item import Item
+from mcot.core.rundir import Result, Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "gepbench.jsonl"
 LINES: list[dict[str, Any]] = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line]

@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mcot.benchmarks.item import Item
 from mcot.eval.protocols._gobench_understanding import (
     GOBENCH_DIMENSIONS,
     official_gobench_scores,
@@ -28,7 +27,8 @@ from mcot.eval.protocols.scorer import Scorer, failed_score
 from mcot.eval.proximity import scaled_proximity_score
 from mcot.eval.registry import ProtocolFn
 
-from mcot.rundir import Result, Score
+from mcot.core.item import Item
+from mcot.core.rundir import Result, Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "gobench.jsonl"
 LINES: list[dict[str, Any]] = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line]

@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcot.benchmarks.item import Item
 from mcot.eval.protocols.omniphys import official as omniphys_official
 from mcot.eval.protocols.omniphys import omniphys_table
 from mcot.eval.protocols.omniphys import tables as omniphys_tables
 from mcot.eval.protocols.scorer import Scorer, failed_score
 from mcot.eval.registry import OFFICIAL, ROBUST, ScoringSpec
 
-from mcot.rundir import Result, Score
+from mcot.core.item import Item
+from mcot.core.rundir import Result, Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "omniphys.jsonl"
 LINES: list[dict[str, Any]] = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line]

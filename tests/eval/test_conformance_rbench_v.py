@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcot.benchmarks.item import Item
 from mcot.eval.judges import load_templates
 from mcot.eval.protocols import Scorer
 from mcot.eval.protocols.rbench_v import official as rbench_v_official
 from mcot.eval.protocols.rbench_v import robust as rbench_v_robust
 from mcot.eval.registry import OFFICIAL, ROBUST, scoring_spec
 
-from mcot.rundir import Result, Score
+from mcot.core.item import Item
+from mcot.core.rundir import Result, Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "rbench_v.jsonl"
 LINES = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line.strip()]

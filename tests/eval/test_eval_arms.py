@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 from handmade import MakeRun, ok
-from mcot.benchmarks.item import Item
 from mcot.eval.compare import choose_pairs, compare_runs
 from mcot.eval.errors import EvalError
 from mcot.eval.report import benchmark_tables
 from mcot.eval.scoring import score_run
 
 from mcot.commands.compare import run_compare
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.item import Item
 
 MAZE = {
     "grid": ["#####", "S..##", "##.##", "#...A", "#B###"],

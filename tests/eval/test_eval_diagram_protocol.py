@@ -9,13 +9,13 @@ from typing import Any
 
 import diagram_fixture as fixture
 import pytest
-from mcot.benchmarks.item import Item, read_items
 from mcot.eval.judges import JudgeCache
 from mcot.eval.protocols import Scorer
 from mcot.eval.protocols.omniphys import produced_image_path
 from mcot.eval.scoring import score_pair
 
-from mcot.rundir import Result
+from mcot.core.item import Item, read_items
+from mcot.core.rundir import Result
 
 
 class GradingJudge:

@@ -6,8 +6,9 @@ import math
 from typing import Any
 
 import pytest
-from mcot.benchmarks.item import Item
 from mcot.eval.verify import solution_geometry, verify_diagram_trace, verify_solution_path
+
+from mcot.core.item import Item
 
 REFLECTED = [[160.0, 200.0], [260.0, 60.0]]
 """The reflected ray of a light from S = (60, 60) meeting the mirror y = 200 at P = (160, 200)."""

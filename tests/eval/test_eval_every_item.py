@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 from handmade import MakeRun, failed, ok
-from mcot.benchmarks.item import Item
 from mcot.eval.protocols._gobench_understanding import understanding_tables
 from mcot.eval.report import benchmark_tables
 from mcot.eval.scoring import score_run
 
 from mcot.commands.score import run_score
-from mcot.rundir import read_jsonl, read_scores
+from mcot.core.item import Item
+from mcot.core.rundir import read_jsonl, read_scores
 
 CONNECTION = "ConnectionError: http://127.0.0.1:9/v1 refused the connection (is the server running?)"
 
@@ -156,7 +156,7 @@ def test_failures_land_in_their_table_cells(make_run: MakeRun) -> None:
 
 
 def test_gobench_sps_counts_a_failed_item_beside_the_means_it_leaves() -> None:
-    from mcot.rundir import Score
+    from mcot.core.rundir import Score
 
     dims = {"authenticity": 4.0, "aesthetics": 3.0, "fidelity": 4.0}
     done = Score(

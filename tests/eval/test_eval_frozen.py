@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 from handmade import MakeRun, ok
-from mcot.benchmarks.item import Item
 from mcot.eval.scoring import score_run
 
 from mcot.commands.compare import run_compare
 from mcot.commands.export import run_export
 from mcot.commands.score import run_score
 from mcot.commands.view import run_view
-from mcot.errors import UsageError
-from mcot.rundir import RunDirError, open_run, read_jsonl
+from mcot.core.errors import UsageError
+from mcot.core.item import Item
+from mcot.core.rundir import RunDirError, open_run, read_jsonl
 
 ITEMS = [
     Item(id="q0", benchmark="games", category="count", question="How many?", answer="3", answer_type="number"),

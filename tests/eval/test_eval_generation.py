@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcot.benchmarks.item import Item, write_items
 from mcot.eval.calibration import (
     Calibration,
     answer_word,
@@ -33,7 +32,8 @@ from mcot.eval.tables import Table
 from PIL import Image
 from scipy import stats
 
-from mcot.rundir import Score, read_scores
+from mcot.core.item import Item, write_items
+from mcot.core.rundir import Score, read_scores
 
 CATEGORIES = {"d": "direct_light_images", "r": "reflect_light_images", "f": "refracted_light_images"}
 GOBENCH_QUESTIONS = [f"Is GOBench property {k} of the scene right?" for k in range(1, 6)]

@@ -6,14 +6,14 @@ import random
 
 import pytest
 from handmade import MakeRun, ok
-from mcot.benchmarks.item import Item
 from mcot.eval.compare import compare_runs
 from mcot.eval.report import benchmark_tables, build_report, headline_rows, headline_table
 from mcot.eval.scoring import score_run
 from mcot.eval.tables import Table, pct
 from mcot.eval.tool_use import tool_use, tool_use_tables
 
-from mcot.rundir import Score, open_run, read_scores
+from mcot.core.item import Item
+from mcot.core.rundir import Score, open_run, read_scores
 
 
 def _score(item_id: str, arm: str, benchmark: str, category: str, right: bool | None, **details: object) -> Score:

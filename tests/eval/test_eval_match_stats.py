@@ -16,7 +16,7 @@ from mcot.eval.stats import mcnemar_exact, paired_bootstrap, plcc, rank_average,
 from mcot.eval.tables import micro_mean, tally
 from scipy import stats as scipy_stats
 
-from mcot.rundir import Score
+from mcot.core.rundir import Score
 
 MATCH_CASES = [
     ("2\\sqrt{2}", "2.83", True, "numeric"),

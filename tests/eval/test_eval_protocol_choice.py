@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 from handmade import MakeRun, failed, ok
-from mcot.benchmarks.item import Item
 from mcot.eval.errors import EvalError
 from mcot.eval.judges import load_templates
 from mcot.eval.scoring import ROBUST_SCORES, score_run
 from typer.testing import CliRunner
 
 from mcot.cli import app
-from mcot.rundir import read_jsonl, read_scores
+from mcot.core.item import Item
+from mcot.core.rundir import read_jsonl, read_scores
 
 MCQ = "Which ray leaves last?\nA. red\nB. green\nC. blue\nD. none"
 ITEMS = [

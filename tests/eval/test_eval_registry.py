@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from handmade import MakeRun, ok
-from mcot.benchmarks.item import Item
 from mcot.eval.protocols import Scorer, generic
 from mcot.eval.registry import scoring_spec
 from mcot.eval.scoring import score_run
@@ -16,8 +15,9 @@ from mcot.eval.tables import Table, tally
 from mcot.eval.verify import TraceVerdict
 
 from mcot import declare_benchmark
-from mcot.registry import BENCHMARKS
-from mcot.rundir import Result, Score
+from mcot.core.item import Item
+from mcot.core.registry import BENCHMARKS
+from mcot.core.rundir import Result, Score
 
 
 async def parity_protocol(scorer: Scorer, item: Item, text: str, result: Result) -> Score:

@@ -14,7 +14,6 @@ from handmade import MakeRun, ok
 from matplotlib.colors import to_hex, to_rgb
 from matplotlib.figure import Figure
 from matplotlib.text import Text
-from mcot.benchmarks.item import Item
 from mcot.eval.figures import (
     ARM_COLORS,
     DISPLAY_WIDTH_PX,
@@ -32,7 +31,8 @@ from mcot.eval.trace_table import TRACE_TITLE
 from mcot.eval.verify import VERIFIERS
 from PIL import Image
 
-from mcot.rundir import open_run, read_scores
+from mcot.core.item import Item
+from mcot.core.rundir import open_run, read_scores
 
 LONG = "a-category-name-far-too-long-for-one-line-of-a-chart"
 TOY_CATEGORIES = [f"part {k:02d}" for k in range(MAX_CATEGORIES + 3)] + [LONG]

@@ -14,7 +14,6 @@ from typing import Any
 
 import httpx
 import pytest
-from mcot.benchmarks.item import Item, write_items
 from mcot.eval.compare import compare_runs
 from mcot.eval.errors import EvalError, TemplateError
 from mcot.eval.judges import load_templates
@@ -24,8 +23,9 @@ from mcot.eval.scoring import score_run
 
 from mcot.commands.compare import run_compare
 from mcot.commands.score import run_score
-from mcot.errors import UsageError
-from mcot.rundir import read_scores
+from mcot.core.errors import UsageError
+from mcot.core.item import Item, write_items
+from mcot.core.rundir import read_scores
 
 MAZE_META = {
     "grid": ["#####", "S..##", "##.##", "#...A", "#B###"],

@@ -8,8 +8,9 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mcot.benchmarks.item import Item
 from mcot.eval.verify import candidate_paths, drawn_elements, trace_ops, verify_trace
+
+from mcot.core.item import Item
 
 
 def _tool(step: int, ops: list[dict[str, Any]], tool: str = "trace_path") -> dict[str, Any]:

@@ -7,8 +7,9 @@ import math
 from typing import Any
 
 import pytest
-from mcot.benchmarks.item import Item
 from mcot.eval.verify import verify_trace
+
+from mcot.core.item import Item
 
 games = pytest.importorskip("mcot.benchmarks.generators.games")
 

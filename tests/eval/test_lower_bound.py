@@ -4,9 +4,9 @@ official number, in the terminal and the report; with the judge it is the offici
 from pathlib import Path
 
 import pytest
-from mcot.benchmarks.item import Item, write_items
 
 from mcot.commands.score import run_score
+from mcot.core.item import Item, write_items
 from mcot.runconfig import RunConfig
 from mcot.runner import run_items
 from mcot.testing import FakeProvider, Reply

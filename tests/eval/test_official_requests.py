@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 from mcot.agents.backends import load_model
 from mcot.agents.solver import solve
-from mcot.benchmarks.item import Item, write_items
 from mcot.eval.protocols.gepbench import public_answer
 from PIL import Image
 
 from mcot.commands.score import run_score
-from mcot.registry import BENCHMARKS
+from mcot.core.item import Item, write_items
+from mcot.core.registry import BENCHMARKS
+from mcot.core.rundir import read_jsonl
 from mcot.runconfig import RunConfig
-from mcot.rundir import read_jsonl
 from mcot.runner import run_items
 from mcot.testing import FakeProvider, Reply
 

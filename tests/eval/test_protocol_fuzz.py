@@ -20,12 +20,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from mcot.benchmarks.item import Item
 from mcot.eval import judges
 from mcot.eval.protocols import Scorer, games, generic, gepbench, gobench, omniphys, rbench_v
 from PIL import Image
 
-from mcot.rundir import Result, Score
+from mcot.core.item import Item
+from mcot.core.rundir import Result, Score
 
 EXAMPLES = int(os.environ.get("PROTOCOL_FUZZ_EXAMPLES", "30"))
 """Replies tried per (protocol, item) case (CI size)."""

@@ -11,7 +11,7 @@ from mcot.eval.registry import MODULE_NAMES, ScoringSpec, scoring_spec
 from mcot.eval.tables import Table
 from mcot.eval.verify import verify_diagram_trace, verify_games_trace
 
-from mcot.rundir import Score
+from mcot.core.rundir import Score
 
 DECLARED = {
     "rbench-v": "rbench_v",
@@ -63,7 +63,7 @@ def test_from_module_reads_the_fixed_names_and_leaves_absent_ones_none() -> None
 
 
 def test_each_builtin_benchmark_names_its_protocol_module() -> None:
-    from mcot.registry import BENCHMARKS
+    from mcot.core.registry import BENCHMARKS
 
     declared = {
         name: BENCHMARKS.get(name).protocols for name in ("rbench-v", "gepbench", "gobench", "omniphys", "games")

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from handmade import MakeRun, ok
-from mcot.benchmarks.item import Item
 from mcot.eval.protocols import generic
 from mcot.eval.registry import scoring_spec
 from mcot.eval.scoring import score_run
@@ -18,8 +17,9 @@ from typer.testing import CliRunner
 
 import mcot
 from mcot.cli import app
-from mcot.registry import BENCHMARKS, PROTOCOLS
-from mcot.rundir import read_scores
+from mcot.core.item import Item
+from mcot.core.registry import BENCHMARKS, PROTOCOLS
+from mcot.core.rundir import read_scores
 
 
 async def _strict(scorer: Any, item: Any, text: str, result: Any) -> Any:

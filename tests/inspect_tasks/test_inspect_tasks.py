@@ -16,7 +16,7 @@ pytest.importorskip("inspect_ai")
 
 from trainer_runs import mcot
 
-from mcot.rundir import read_jsonl
+from mcot.core.rundir import read_jsonl
 
 EVAL = Path(__file__).with_name("mock_eval.py")
 DRAW = {"start": [10, 10], "end": [200, 150], "color": "red"}

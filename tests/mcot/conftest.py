@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from mcot.rundir import Manifest, RunDir
+from mcot.core.rundir import Manifest, RunDir
 
 
 def _png(path: Path, color: str) -> None:

@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcot.benchmarks.item import Item, write_items
 from mcot.tools import canvas_tools
 from PIL import Image
 
 from mcot.arms import parse_arms
+from mcot.core.item import Item, write_items
+from mcot.core.rundir import read_jsonl
 from mcot.runconfig import RunConfig
-from mcot.rundir import read_jsonl
 from mcot.runner import run_items
 from mcot.testing import FakeProvider, Reply
 

@@ -7,14 +7,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcot.benchmarks.item import Item, write_items
 from mcot.tools import canvas_tools, registry
 from PIL import Image
 
 from mcot.arms import parse_arms
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.item import Item, write_items
+from mcot.core.rundir import read_jsonl
 from mcot.runconfig import RunConfig
-from mcot.rundir import read_jsonl
 from mcot.runner import run_items
 from mcot.testing.fake_provider import Fail, FakeProvider, Reply
 

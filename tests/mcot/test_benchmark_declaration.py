@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 from mcot.agents.prompts import PromptTemplate
-from mcot.benchmarks.item import Item, write_items
 from mcot.eval.tables import Table
 
 from mcot import Benchmark, declare_answer_form, declare_benchmark
 from mcot.commands.score import run_score
-from mcot.registry import ANSWER_FORMS, BENCHMARKS
+from mcot.core.item import Item, write_items
+from mcot.core.registry import ANSWER_FORMS, BENCHMARKS
+from mcot.core.rundir import Result, Score, read_jsonl
 from mcot.runconfig import RunConfig
-from mcot.rundir import Result, Score, read_jsonl
 from mcot.runner import run_items
 from mcot.testing.fake_provider import FakeProvider, Reply
 

@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcot.benchmarks.item import Item, write_items
 from mcot.tools.code.sandbox import sandbox_problem
 from PIL import Image
 
-from mcot.rundir import read_jsonl
+from mcot.core.item import Item, write_items
+from mcot.core.rundir import read_jsonl
 from mcot.testing.fake_provider import FakeProvider, Reply
 
 needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
@@ -93,7 +93,7 @@ def test_attack_cells_from_a_model_server_end_in_one_line_results_and_the_run_go
 def test_without_a_sandbox_the_code_arms_are_refused_in_one_line(items_dir: Path, tmp_path: Path) -> None:
     from mcot.tools.code import sandbox
 
-    from mcot.errors import UsageError
+    from mcot.core.errors import UsageError
     from mcot.runconfig import RunConfig
     from mcot.runner import preflight
 

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcot.benchmarks.item import Item, write_items
 from mcot.tools.code.sandbox import sandbox_problem
 from PIL import Image
 
-from mcot.rundir import open_run, read_jsonl
+from mcot.core.item import Item, write_items
+from mcot.core.rundir import open_run, read_jsonl
 
 pytestmark = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
 

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from mcot.cli import app
 from mcot.command_options import GenItemsOptions, PlanOptions
-from mcot.errors import UsageError
-from mcot.options import cli_fields, flag_of
+from mcot.core.errors import UsageError
+from mcot.core.options import cli_fields, flag_of
 
 ROOT_OPTIONS = {"--version", "-V"}
 """The one parameter not declared in a config: the root's eager `--version`, which runs no command."""
@@ -135,6 +135,6 @@ def test_help_renders_without_rich_and_loads_no_plugin() -> None:
     loaded = set(modules.split())
     assert "Usage: mcot [OPTIONS] COMMAND [ARGS]..." in help_text and "╭" not in help_text
     assert not {m for m in loaded if m == "rich" or m.startswith("rich.")}
-    assert not loaded & {"mcot.plugins", "mcot.builtin", "mcot.registry", "pydantic", "numpy"}
+    assert not loaded & {"mcot.plugins", "mcot.builtin", "mcot.core.registry", "pydantic", "numpy"}
     for name in ("run", "score", "compare", "gen", "tools", "select", "env"):
         assert f"\n  {name} " in help_text

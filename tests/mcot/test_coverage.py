@@ -3,9 +3,9 @@
 from pathlib import Path
 
 import pytest
-from mcot.benchmarks.item import Item, write_items
 
 from mcot.commands.run import run_items
+from mcot.core.item import Item, write_items
 from mcot.sampling import coverage
 from mcot.testing import FakeProvider, Reply
 

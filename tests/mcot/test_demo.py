@@ -6,7 +6,7 @@ from pathlib import Path
 
 from mcot.tools import canvas_tools
 
-from mcot.rundir import read_jsonl
+from mcot.core.rundir import read_jsonl
 
 
 def test_demo_runs_its_arms_and_says_what_the_offline_policy_is(tmp_path: Path) -> None:

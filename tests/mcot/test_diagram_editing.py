@@ -13,14 +13,14 @@ from typing import Any
 
 import diagram_fixture as fixture
 import pytest
-from mcot.benchmarks.item import read_items
 from mcot.canvas import Canvas
 from mcot.eval.verify import trace_ops
 from PIL import Image, ImageChops
 from typer.testing import CliRunner
 
 from mcot.cli import app
-from mcot.rundir import read_jsonl
+from mcot.core.item import read_items
+from mcot.core.rundir import read_jsonl
 from mcot.testing.fake_provider import FakeProvider, Reply
 
 

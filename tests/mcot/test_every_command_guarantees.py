@@ -14,12 +14,12 @@ import pytest
 from typer.testing import CliRunner
 
 from mcot.cli import app
-from mcot.rundir import LOCK
+from mcot.core.rundir import LOCK
 
 HOLD = """
 import sys, time
 from pathlib import Path
-from mcot.rundir import run_lock
+from mcot.core.rundir import run_lock
 with run_lock(Path(sys.argv[1]), "mcot run"):
     print("held", flush=True)
     time.sleep(60)

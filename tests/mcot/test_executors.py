@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 from mcot.agents.budget import Budget
-from mcot.benchmarks.item import Item, write_items
 from PIL import Image
 
 from mcot.arms import parse_arms
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.item import Item, write_items
+from mcot.core.rundir import Result, trace_relpath
 from mcot.executors import InProcessExecutor, PairExecutor, ProcessExecutor, SolveRecipe
 from mcot.executors.records import failure_record
-from mcot.rundir import Result, trace_relpath
 from mcot.testing.fake_provider import FakeProvider, Reply
 
 ARMS = parse_arms("text,canvas")
@@ -157,7 +157,7 @@ def items_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def reference(server: FakeProvider, items_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """What the in-process executor writes for the items in both arms."""
-    from mcot.benchmarks.item import read_items
+    from mcot.core.item import read_items
 
     run = tmp_path_factory.mktemp("in-process") / "run"
     executor = InProcessExecutor(run, items_dir, recipe_for(server.openai_url).build_solvers())
@@ -179,7 +179,7 @@ def test_the_reference_run_answered_every_pair_with_a_trace_and_canvas_images(re
 def test_worker_processes_write_what_the_in_process_executor_writes(
     server: FakeProvider, items_dir: Path, reference: dict[str, Any], tmp_path: Path
 ) -> None:
-    from mcot.benchmarks.item import read_items
+    from mcot.core.item import read_items
 
     events: list[Any] = []
     run = tmp_path / "run"
@@ -192,7 +192,7 @@ def test_worker_processes_write_what_the_in_process_executor_writes(
 
 
 def test_a_killed_worker_fails_its_pairs_and_the_rest_complete(server: FakeProvider, tmp_path: Path) -> None:
-    from mcot.benchmarks.item import read_items
+    from mcot.core.item import read_items
 
     items = read_items(make_items(tmp_path, {"slow": 4, "hang": 2, "plain": 2}))
     slow, hanging, plain = items[:4], items[4:6], items[6:]
@@ -274,8 +274,7 @@ def local_ray() -> Iterator[None]:
 def test_ray_actors_write_what_the_in_process_executor_writes(
     local_ray: None, server: FakeProvider, items_dir: Path, reference: dict[str, Any], tmp_path: Path
 ) -> None:
-    from mcot.benchmarks.item import read_items
-
+    from mcot.core.item import read_items
     from mcot.executors import RayExecutor
 
     events: list[Any] = []

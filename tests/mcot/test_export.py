@@ -568,7 +568,7 @@ def test_messages_view_is_the_conversation_the_model_was_sent(
     from mcot.agents.offline.policy import OfflineBackend
 
     from mcot import declare_backend
-    from mcot.registry import BACKENDS
+    from mcot.core.registry import BACKENDS
     from mcot.runconfig import RunConfig
     from mcot.runner import run_items
 

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from local_models import FakeProvider, Reply
 from mcot.agents.prompts import load_prompt
-from mcot.benchmarks.item import Item, write_items
 from PIL import Image
 
 from mcot.commands.export import run_export
+from mcot.core.item import Item, write_items
+from mcot.core.rundir import read_jsonl
 from mcot.runconfig import RunConfig
-from mcot.rundir import read_jsonl
 from mcot.runner import run_items
 
 
@@ -94,7 +94,7 @@ def test_the_text_arm_records_its_task_and_no_system_prompt(items: Path, tmp_pat
 
 
 def test_the_viewer_shows_what_was_sent(items: Path, tmp_path: Path) -> None:
-    from mcot.rundir import open_run
+    from mcot.core.rundir import open_run
     from mcot.viewer import viewer_data
 
     _run(items, tmp_path / "run", "look")

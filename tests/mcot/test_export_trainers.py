@@ -11,8 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 from trainer_runs import mcot, needs, shared_runs
 
+from mcot.core.rundir import trace_relpath
 from mcot.export import ExportError, export_run
-from mcot.rundir import trace_relpath
 
 
 @pytest.fixture(scope="module")

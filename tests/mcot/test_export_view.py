@@ -4,8 +4,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from mcot.core.rundir import RunDirError
 from mcot.export import ExportError, export_run
-from mcot.rundir import RunDirError
 from mcot.viewer import write_viewer
 
 

@@ -11,7 +11,7 @@ from hostile_servers import free_port, items_dir, mcot
 from mcot.agents.retry import Failure
 
 from mcot.breaker import BREAKER_THRESHOLD, CircuitBreaker
-from mcot.rundir import read_jsonl
+from mcot.core.rundir import read_jsonl
 from mcot.testing import FakeProvider, Reply
 
 COMPATIBLE = ("--model", "openai-compatible:m", "--mode", "text")

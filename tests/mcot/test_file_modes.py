@@ -12,10 +12,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mcot.benchmarks.item import Item, ItemsWriter
 from mcot.eval.judges import JudgeCache
 
-from mcot.rundir import BlobStore, Result, RunDir, Step, Trace, temporary_dir, write_bytes_atomic, write_text_atomic
+from mcot.core.item import Item, ItemsWriter
+from mcot.core.rundir import (
+    BlobStore,
+    Result,
+    RunDir,
+    Step,
+    Trace,
+    temporary_dir,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 
 PNG = bytes.fromhex("89504e470d0a1a0a") + b"not really a png, only bytes"
 

@@ -14,7 +14,7 @@ from mcot.benchmarks.generators.gepbench.engine import BALANCE_BLOCK
 
 from mcot.commands.gen_games import gen_games
 from mcot.commands.gen_gepbench import gen_gepbench
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
 
 
 def hashes(root: Path) -> dict[str, str]:

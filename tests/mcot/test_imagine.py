@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcot.benchmarks.item import Item, write_items
 
-from mcot.rundir import read_jsonl
+from mcot.core.item import Item, write_items
+from mcot.core.rundir import read_jsonl
 from mcot.testing.fake_provider import Fail, FakeProvider, ImageReply, solid_png
 
 CATEGORIES = ("direct_light_images", "reflect_light_images", "refracted_light_images")

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from mcot.benchmarks.item import Item, write_items
 from mcot.eval.scoring import score_run
 from PIL import Image
 
+from mcot.core.item import Item, write_items
 from mcot.export.output import ExportError
 from mcot.export.pipeline import export_run
 from mcot.runconfig import RunConfig

@@ -2,9 +2,9 @@
 
 from mcot.agents.retry import Failure
 
+from mcot.core.rundir import Result, ResultUsage
 from mcot.pacing import AdaptiveConcurrency
 from mcot.progress import CURRENT_PAIR, RunMonitor
-from mcot.rundir import Result, ResultUsage
 from mcot.spending import CostBudget
 
 

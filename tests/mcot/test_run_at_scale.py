@@ -14,10 +14,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from mcot.benchmarks.item import Item, write_items
 from PIL import Image
 
-from mcot.rundir import read_jsonl
+from mcot.core.item import Item, write_items
+from mcot.core.rundir import read_jsonl
 from mcot.testing.fake_provider import FakeProvider, Reply
 
 N_ITEMS = 6

@@ -6,12 +6,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcot.benchmarks.item import Item, write_items
 from PIL import Image
 
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.item import Item, write_items
+from mcot.core.rundir import RunDir, read_jsonl
 from mcot.runconfig import RunConfig
-from mcot.rundir import RunDir, read_jsonl
 from mcot.runner import run_items
 from mcot.testing.fake_provider import FakeProvider, Reply
 

@@ -12,8 +12,8 @@ import typer
 from typer.testing import CliRunner
 
 from mcot.cli import app
-from mcot.errors import UsageError
-from mcot.options import cli_fields, flag_of, rule
+from mcot.core.errors import UsageError
+from mcot.core.options import cli_fields, flag_of, rule
 from mcot.runconfig import ImagineConfig, RunConfig
 
 COMMANDS = [("run", RunConfig), ("imagine", ImagineConfig)]

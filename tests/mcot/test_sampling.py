@@ -6,9 +6,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from mcot.benchmarks.item import Item, write_items
 
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.item import Item, write_items
 from mcot.runconfig import RunConfig
 from mcot.runner import run_items, select_items
 from mcot.sampling import stratified_sample, stratum_shares

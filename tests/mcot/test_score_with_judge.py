@@ -5,11 +5,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcot.benchmarks.item import Item, write_items
 
 from mcot.commands.score import run_score
+from mcot.core.item import Item, write_items
+from mcot.core.rundir import read_jsonl
 from mcot.runconfig import RunConfig
-from mcot.rundir import read_jsonl
 from mcot.runner import run_items
 from mcot.testing.fake_provider import FakeProvider, Raw, Reply
 

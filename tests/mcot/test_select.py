@@ -9,11 +9,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from mcot.benchmarks.item import Item, read_items, write_items
 from mcot.eval.scoring import score_run
 from typer.testing import CliRunner
 
 from mcot.cli import app
+from mcot.core.item import Item, read_items, write_items
 from mcot.hardness import SELECTION_FILE, SelectionError, length_percentiles, select_hardest, selected_count
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16

@@ -2,8 +2,8 @@
 
 import pytest
 
-from mcot.errors import UsageError
-from mcot.rundir import Result
+from mcot.core.errors import UsageError
+from mcot.core.rundir import Result
 from mcot.spending import CostBudget, check_priced
 
 

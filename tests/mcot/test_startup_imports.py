@@ -22,9 +22,9 @@ def _loaded(code: str) -> set[str]:
 def test_the_run_path_declares_benchmarks_and_opens_a_blob_store_without_heavy_modules() -> None:
     loaded = _loaded(
         "import mcot.cli, mcot.runner, mcot.commands.run\n"
-        "from mcot.registry import BENCHMARKS, TOOLSETS\n"
+        "from mcot.core.registry import BENCHMARKS, TOOLSETS\n"
         "BENCHMARKS.names(), TOOLSETS.get('canvas').tools()\n"
-        "from mcot.rundir import BlobStore\n"
+        "from mcot.core.rundir import BlobStore\n"
         "from mcot.agents.backends import load_model\n"
         "load_model('openai-compatible:m', base_url='http://127.0.0.1:9/v1')\n"
         "from mcot.agents.prompts import render_task\n"
@@ -37,7 +37,7 @@ def test_help_loads_neither_the_solver_nor_the_sdks_nor_any_plugin() -> None:
     loaded = _loaded("import mcot.cli")
     heavy = {"langgraph", "mcot.agents.solver", "openai", "numpy", "cairocffi", "mcot.eval.tables", "pydantic"}
     assert not loaded & heavy, sorted(loaded & heavy)
-    assert "mcot.builtin" not in loaded and "mcot.plugins" not in loaded
+    assert "mcot.builtin" not in loaded and "mcot.core.plugins" not in loaded
 
 
 @pytest.mark.parametrize(

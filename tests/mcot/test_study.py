@@ -19,8 +19,8 @@ from mcot.eval.tool_use import tool_use
 
 from mcot.commands.compare import run_compare
 from mcot.commands.study import run_study_command
-from mcot.errors import UsageError
-from mcot.rundir import ResultsLedger, open_run, read_jsonl, read_scores
+from mcot.core.errors import UsageError
+from mcot.core.rundir import ResultsLedger, open_run, read_jsonl, read_scores
 from mcot.study.config import read_study
 
 ROOT = Path(__file__).resolve().parents[2]

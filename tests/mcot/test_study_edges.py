@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 from local_models import FakeProvider, Reply
-from mcot.benchmarks.item import Item, write_items
 from mcot.eval.figures import StudyPoint, study_figure
 
 from mcot.commands.study import run_study_command
+from mcot.core.item import Item, write_items
 from mcot.testing.fake_provider import Fail
 
 

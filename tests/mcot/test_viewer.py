@@ -22,7 +22,7 @@ from viewer_runs import (
 
 import mcot.viewer as viewer
 from mcot.cli import app
-from mcot.rundir import Result, RunDirError, Score, open_run
+from mcot.core.rundir import Result, RunDirError, Score, open_run
 from mcot.viewer import correctness, shard_dir, step_counts, viewer_data, write_viewer
 
 

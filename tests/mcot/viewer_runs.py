@@ -2,7 +2,7 @@
 a run whose texts are HTML/JS payloads, generation and diagram-edit runs, and a large synthetic run.
 
 Each is written as `mcot run` / `mcot imagine` and `mcot score` would leave it (frozen items with their hash in the
-manifest, results, traces, blobs, scores), so `write_viewer` reads it through `mcot.rundir.open_run`. Two are
+manifest, results, traces, blobs, scores), so `write_viewer` reads it through `mcot.core.rundir.open_run`. Two are
 made by the commands themselves: a judged `mcot imagine` run and an offline `mcot run` in the tools arm.
 """
 

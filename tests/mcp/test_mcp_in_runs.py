@@ -17,12 +17,12 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from mcot.benchmarks.item import Item, write_items
 from PIL import Image
 
 from mcot.commands.run import run_items as run_command
-from mcot.errors import UsageError
-from mcot.rundir import read_jsonl
+from mcot.core.errors import UsageError
+from mcot.core.item import Item, write_items
+from mcot.core.rundir import read_jsonl
 from mcot.testing import FakeProvider, Reply
 
 SERVER = Path(__file__).with_name("image_server.py")

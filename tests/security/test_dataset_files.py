@@ -18,11 +18,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from mcot.agents.session import image_part
-from mcot.benchmarks.item import Item, ItemError, contained_path, prompt_view, write_items
 from mcot.benchmarks.loaders import DEFAULT_MAX_PIXELS, load
 from mcot.canvas import MAX_PIXELS, Canvas, CanvasError
 from mcot.eval.protocols import Scorer
 from PIL import Image
+
+from mcot.core.item import Item, ItemError, contained_path, prompt_view, write_items
 
 SECRET = b"the contents of a file outside the dataset"
 

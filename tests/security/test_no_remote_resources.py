@@ -111,8 +111,9 @@ def _items(root: Path) -> Path:
     """Write items whose category, question and choices carry the payloads (a dataset can hold anything)."""
     import io
 
-    from mcot.benchmarks.item import Item, write_items
     from PIL import Image
+
+    from mcot.core.item import Item, write_items
 
     buffer = io.BytesIO()
     Image.new("RGB", (64, 48), "white").save(buffer, format="PNG")

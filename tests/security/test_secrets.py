@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcot.benchmarks.item import Item, write_items
 from PIL import Image
 
+from mcot.core.item import Item, write_items
 from mcot.testing.fake_provider import Fail, FakeProvider, ImageReply, Reply
 
 OPENAI_KEY = "sk-proj-FAKE-test-key-for-mcot-security-tests-0000"  # obviously fake, shaped like a key

@@ -12,7 +12,7 @@ from mcot.tools import registry
 from PIL import Image
 
 from mcot.commands.tools import call_tool, list_tools
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
 
 
 def test_listing_names_every_tool_with_its_arguments(capsys: pytest.CaptureFixture[str]) -> None:

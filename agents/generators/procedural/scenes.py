@@ -22,7 +22,8 @@ from mcot.agents.generators.procedural import mirrors, refraction, shadows
 from mcot.agents.generators.procedural.broken import choose_twin
 from mcot.agents.generators.procedural.questions import template_spec
 from mcot.agents.generators.procedural.svg import Svg
-from mcot.benchmarks.inputs import InputFileError, UnsafeYaml, excerpt, load_yaml, read_yaml_file
+
+from mcot.core.inputs import InputFileError, UnsafeYaml, excerpt, load_yaml, read_yaml_file
 
 Params = Callable[[random.Random, Mapping[str, Any], str], dict[str, Any]]
 Draw = Callable[[Svg, Mapping[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]], dict[str, Any]]

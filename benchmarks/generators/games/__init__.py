@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from mcot.benchmarks.generators.games import bounce, dart, dots, maze, ray, triangles
 from mcot.benchmarks.generators.games._common import FragileScene, GameError, Scene
 from mcot.benchmarks.generators.games._render import png_bytes
-from mcot.benchmarks.item import Item
+
+from mcot.core.item import Item
 
 TASKS: dict[str, Callable[[random.Random], Scene]] = {
     "maze": maze.build,

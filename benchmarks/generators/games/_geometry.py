@@ -1,7 +1,7 @@
 """Closed-form plane geometry for the answer keys: vectors, ray-segment hits, reflection and Snell's law.
 
 Pure functions over (x, y) float tuples; y points down as in image pixels. Independent of tools/ on purpose;
-rotation and reflection are mcot.geometry's, the ones the canvas and the tools use.
+rotation and reflection are mcot.core.geometry's, the ones the canvas and the tools use.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from mcot import geometry
+from mcot.core import geometry
 
 Vec = tuple[float, float]
 

@@ -16,7 +16,8 @@ from mcot.benchmarks.generators.gepbench.placement import Figure, place_figure
 from mcot.benchmarks.generators.gepbench.questions import ASPECTS, LetterBalancer, Question, make_questions
 from mcot.benchmarks.generators.gepbench.render import Style, choose_style, encode_jpeg, render
 from mcot.benchmarks.generators.gepbench.validator import PixelValidator, Verdict
-from mcot.benchmarks.item import IMAGES_DIR, Item, ItemsWriter
+
+from mcot.core.item import IMAGES_DIR, Item, ItemsWriter
 
 LEVELS: tuple[str, ...] = ("easy", "hard")
 LEVEL_IDS = {"easy": 0, "hard": 1}

@@ -21,7 +21,8 @@ from mcot.benchmarks.generators.gepbench.placement import Figure
 from mcot.benchmarks.generators.gepbench.render import Style
 from mcot.benchmarks.generators.gepbench.shapes import POLYGON_KINDS, Shape, edge_lengths
 from mcot.benchmarks.generators.gepbench.vocabulary import article, plural
-from mcot.benchmarks.item import ItemsWriter
+
+from mcot.core.item import ItemsWriter
 
 CAPTIONS_FILE = "llava-captions.json"
 INSTRUCTIONS_FILE = "llava-instructions.json"

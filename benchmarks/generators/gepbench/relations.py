@@ -23,7 +23,7 @@ from mcot.benchmarks.generators.gepbench.sampling import (
 )
 from mcot.benchmarks.generators.gepbench.shapes import Shape
 
-from mcot.geometry import reflect_points
+from mcot.core.geometry import reflect_points
 
 RELATION_WORDS: tuple[str, ...] = (
     "tangent",

@@ -4,9 +4,10 @@ import io
 import random
 from collections.abc import Iterator
 
-from mcot.benchmarks.item import Item
 from mcot.benchmarks.loaders import LoadedItem
 from PIL import Image, ImageDraw
+
+from mcot.core.item import Item
 
 
 def picture(a: int, b: int) -> bytes:

@@ -4,10 +4,10 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
-from mcot.benchmarks.item import Item
 from mcot.benchmarks.loaders import LoaderError
 
 from mcot import LoadedItem, Skip, Tally
+from mcot.core.item import Item
 from mcot_arith.generator import picture
 
 

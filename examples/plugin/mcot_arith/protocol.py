@@ -7,10 +7,10 @@ A protocol takes the Scorer, the item, the answer's text and the pair's result l
 import re
 from collections.abc import Sequence
 
-from mcot.benchmarks.item import Item
 from mcot.eval.tables import Table, pct
 
 from mcot import Result, Score, Scorer
+from mcot.core.item import Item
 
 _BOXED = re.compile(r"\\boxed\{\s*(-?\d+)\s*\}")
 

@@ -5,11 +5,11 @@ from pathlib import Path
 import mcot.benchmarks.generators.games as games
 import pytest
 from mcot.benchmarks.generators.games import TASKS, build_scene, make_item
-from mcot.benchmarks.item import prompt_view, read_items
 from PIL import Image
 
 from mcot.commands.gen_games import gen_games
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.item import prompt_view, read_items
 
 
 def _files(root: Path) -> dict[str, bytes]:

@@ -10,9 +10,9 @@ from mcot.benchmarks.generators.gepbench.placement import place_figure
 from mcot.benchmarks.generators.gepbench.questions import LetterBalancer
 from mcot.benchmarks.generators.gepbench.render import SIZE, TEXTURE_MAX, choose_style, perlin, render
 from mcot.benchmarks.generators.gepbench.validator import DARK
-from mcot.benchmarks.item import read_items
 
 from mcot.commands.gen_gepbench import gen_gepbench
+from mcot.core.item import read_items
 
 
 def test_effects_are_off_by_default_and_never_on_easy() -> None:

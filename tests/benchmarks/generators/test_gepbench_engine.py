@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from mcot.benchmarks.generators.gepbench.engine import SUMMARY_FILE, generate, plan
 from mcot.benchmarks.generators.gepbench.questions import ASPECTS
-from mcot.benchmarks.item import read_items
 from PIL import Image
 from typer.testing import CliRunner
 
 from mcot.cli import app
 from mcot.commands.gen_gepbench import gen_gepbench, gen_report
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.item import read_items
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -120,7 +120,7 @@ def test_unwritable_or_occupied_out_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_unwritable_parent_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import mcot.benchmarks.item as item_module
+    import mcot.core.item as item_module
 
     monkeypatch.setattr(item_module.os, "access", lambda path, mode: False)  # as for a read-only folder
     with pytest.raises(UsageError, match="not writable"):

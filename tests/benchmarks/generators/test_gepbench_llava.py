@@ -17,7 +17,8 @@ from mcot.benchmarks.generators.gepbench.llava import (
     shape_names,
 )
 from mcot.benchmarks.generators.gepbench.placement import Figure
-from mcot.benchmarks.item import read_items
+
+from mcot.core.item import read_items
 
 RELATION_WORDS = {"shared edge": "shares an edge", "symmetric": "mirror images"}
 NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}

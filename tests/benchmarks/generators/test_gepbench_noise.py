@@ -18,7 +18,8 @@ from mcot.benchmarks.generators.gepbench.noise import (
 from mcot.benchmarks.generators.gepbench.placement import place_figure
 from mcot.benchmarks.generators.gepbench.questions import LetterBalancer
 from mcot.benchmarks.generators.gepbench.render import SIZE, Style, choose_style, render
-from mcot.benchmarks.item import read_items
+
+from mcot.core.item import read_items
 
 PAPER = NOISE_MODELS["paper"]
 

@@ -11,7 +11,7 @@ from mcot.benchmarks.generators.gepbench import shapes as sh
 from mcot.benchmarks.generators.gepbench.placement import Figure, place_figure
 from mcot.benchmarks.generators.gepbench.questions import LetterBalancer, make_questions, surely_false
 
-from mcot.geometry import reflect_points
+from mcot.core.geometry import reflect_points
 
 TRIANGLE = sh.polygon("triangle", [(0.2, 0.2), (0.45, 0.25), (0.3, 0.5)])
 

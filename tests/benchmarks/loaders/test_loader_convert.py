@@ -5,11 +5,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from loader_files import OMNIPHYS_MAPPING, gepbench_native, gobench_dataset, make_image, omniphys_records, write_jsonl
-from mcot.benchmarks.item import read_items
 from mcot.benchmarks.loaders import SKIPPED_FILE, LoaderError, convert, detect_format, load
 from typer.testing import CliRunner
 
 from mcot.cli import app
+from mcot.core.item import read_items
 
 
 def _rbench(root: Path) -> Path:

@@ -25,11 +25,11 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from loader_files import OMNIPHYS_MAPPING, gepbench_native, gobench_dataset, make_image, omniphys_records, write_jsonl
-from mcot.benchmarks.item import ItemError, read_items
 from mcot.benchmarks.loaders import LoaderError, LoadResult, load
 
 from mcot.commands.convert import run_convert
-from mcot.errors import UsageError
+from mcot.core.errors import UsageError
+from mcot.core.item import ItemError, read_items
 
 EXAMPLES = int(os.environ.get("LOADER_FUZZ_EXAMPLES", "25"))
 """Damaged sources tried per format (CI size)."""

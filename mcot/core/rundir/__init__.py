@@ -1,0 +1,251 @@
+"""The run directory (DESIGN.md, "Run directory"; docs/design.md): its one home, on the ground floor.
+
+Every reader and writer of a run directory goes through this package: the file names (`layout`), atomic
+writes (`atomic`), JSON lines that read back whatever was written (`jsonl`), the typed manifest (`manifest`,
+`resume`), the frozen items (`items`), the results ledger (`ledger`, `outcomes`), traces (`traces`), blobs
+(`blobs`), the schedule (`schedule`), scores (`scores`), the run as a whole (`run`) and its one-writer lock
+(`lock`); the typed, versioned lines of results, scores and traces (`results`, `scores`, `traces`, `versions`).
+It imports only the standard library, pydantic and `mcot.core.item`, so every room may use it.
+Names are imported on first use: `import mcot.core.rundir` loads nothing else.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mcot.core.lazy import lazy_exports
+
+_EXPORTS = {
+    "RunDirError": "mcot.core.rundir.errors",
+    "RunInUseError": "mcot.core.rundir.errors",
+    "copy_stream_atomic": "mcot.core.rundir.atomic",
+    "temporary_dir": "mcot.core.rundir.atomic",
+    "temporary_file": "mcot.core.rundir.atomic",
+    "write_bytes_atomic": "mcot.core.rundir.atomic",
+    "write_chunks_atomic": "mcot.core.rundir.atomic",
+    "write_text_atomic": "mcot.core.rundir.atomic",
+    "compact_json": "mcot.core.rundir.jsonl",
+    "escape_unsafe": "mcot.core.rundir.jsonl",
+    "iter_jsonl": "mcot.core.rundir.jsonl",
+    "json_line": "mcot.core.rundir.jsonl",
+    "json_text": "mcot.core.rundir.jsonl",
+    "read_jsonl": "mcot.core.rundir.jsonl",
+    "write_jsonl": "mcot.core.rundir.jsonl",
+    "BLOBS": "mcot.core.rundir.layout",
+    "ITEMS_COPY": "mcot.core.rundir.layout",
+    "LOCK": "mcot.core.rundir.layout",
+    "MANIFEST": "mcot.core.rundir.layout",
+    "RESULTS": "mcot.core.rundir.layout",
+    "SCHEDULE": "mcot.core.rundir.layout",
+    "SCORES": "mcot.core.rundir.layout",
+    "ROBUST_SCORES": "mcot.core.rundir.layout",
+    "safe_stem": "mcot.core.rundir.layout",
+    "TRACES": "mcot.core.rundir.layout",
+    "now_iso": "mcot.core.rundir.clock",
+    "BlobError": "mcot.core.rundir.blobs",
+    "BlobStore": "mcot.core.rundir.blobs",
+    "Blobs": "mcot.core.rundir.blobs",
+    "MemoryBlobs": "mcot.core.rundir.blobs",
+    "blob_path": "mcot.core.rundir.blobs",
+    "DrawnBy": "mcot.core.rundir.traces",
+    "Step": "mcot.core.rundir.traces",
+    "StepKind": "mcot.core.rundir.traces",
+    "Trace": "mcot.core.rundir.traces",
+    "TraceStore": "mcot.core.rundir.traces",
+    "trace_name": "mcot.core.rundir.traces",
+    "trace_relpath": "mcot.core.rundir.traces",
+    "DEFAULT_SEED": "mcot.core.rundir.schedule",
+    "read_schedule": "mcot.core.rundir.schedule",
+    "shuffled_pairs": "mcot.core.rundir.schedule",
+    "write_schedule": "mcot.core.rundir.schedule",
+    "Method": "mcot.core.rundir.scores",
+    "Score": "mcot.core.rundir.scores",
+    "iter_scores": "mcot.core.rundir.scores",
+    "Result": "mcot.core.rundir.results",
+    "ResultUsage": "mcot.core.rundir.results",
+    "SCHEMA_KEY": "mcot.core.rundir.versions",
+    "RESULT_VERSION": "mcot.core.rundir.versions",
+    "SCORE_VERSION": "mcot.core.rundir.versions",
+    "TRACE_VERSION": "mcot.core.rundir.versions",
+    "read_scores": "mcot.core.rundir.scores",
+    "write_scores": "mcot.core.rundir.scores",
+    "ArmEntry": "mcot.core.rundir.manifest",
+    "DatasetEntry": "mcot.core.rundir.manifest",
+    "GeneratorEntry": "mcot.core.rundir.manifest",
+    "JudgeEntry": "mcot.core.rundir.manifest",
+    "Manifest": "mcot.core.rundir.manifest",
+    "ModelEntry": "mcot.core.rundir.manifest",
+    "ScheduleEntry": "mcot.core.rundir.manifest",
+    "ScoringEntry": "mcot.core.rundir.manifest",
+    "SessionEntry": "mcot.core.rundir.manifest",
+    "build_manifest": "mcot.core.rundir.manifest",
+    "new_session": "mcot.core.rundir.manifest",
+    "order_arms": "mcot.core.rundir.manifest",
+    "read_manifest": "mcot.core.rundir.manifest",
+    "write_manifest": "mcot.core.rundir.manifest",
+    "resume_conflicts": "mcot.core.rundir.resume",
+    "FrozenItems": "mcot.core.rundir.items",
+    "check_frozen_items": "mcot.core.rundir.items",
+    "file_sha256": "mcot.core.rundir.items",
+    "frozen_line": "mcot.core.rundir.items",
+    "source_change": "mcot.core.rundir.items",
+    "ResultsLedger": "mcot.core.rundir.ledger",
+    "latest_by_key": "mcot.core.rundir.ledger",
+    "PairOutcomes": "mcot.core.rundir.outcomes",
+    "Unfinished": "mcot.core.rundir.outcomes",
+    "Run": "mcot.core.rundir.run",
+    "RunDir": "mcot.core.rundir.run",
+    "open_run": "mcot.core.rundir.run",
+    "RunLock": "mcot.core.rundir.lock",
+    "run_lock": "mcot.core.rundir.lock",
+}
+
+if TYPE_CHECKING:
+    from mcot.core.rundir.atomic import (
+        copy_stream_atomic,
+        temporary_dir,
+        temporary_file,
+        write_bytes_atomic,
+        write_chunks_atomic,
+        write_text_atomic,
+    )
+    from mcot.core.rundir.blobs import BlobError, Blobs, BlobStore, MemoryBlobs, blob_path
+    from mcot.core.rundir.clock import now_iso
+    from mcot.core.rundir.errors import RunDirError, RunInUseError
+    from mcot.core.rundir.items import FrozenItems, check_frozen_items, file_sha256, frozen_line, source_change
+    from mcot.core.rundir.jsonl import (
+        compact_json,
+        escape_unsafe,
+        iter_jsonl,
+        json_line,
+        json_text,
+        read_jsonl,
+        write_jsonl,
+    )
+    from mcot.core.rundir.layout import (
+        BLOBS,
+        ITEMS_COPY,
+        LOCK,
+        MANIFEST,
+        RESULTS,
+        ROBUST_SCORES,
+        SCHEDULE,
+        SCORES,
+        TRACES,
+        safe_stem,
+    )
+    from mcot.core.rundir.ledger import ResultsLedger, latest_by_key
+    from mcot.core.rundir.lock import RunLock, run_lock
+    from mcot.core.rundir.manifest import (
+        ArmEntry,
+        DatasetEntry,
+        GeneratorEntry,
+        JudgeEntry,
+        Manifest,
+        ModelEntry,
+        ScheduleEntry,
+        ScoringEntry,
+        SessionEntry,
+        build_manifest,
+        new_session,
+        order_arms,
+        read_manifest,
+        write_manifest,
+    )
+    from mcot.core.rundir.outcomes import PairOutcomes, Unfinished
+    from mcot.core.rundir.results import Result, ResultUsage
+    from mcot.core.rundir.resume import resume_conflicts
+    from mcot.core.rundir.run import Run, RunDir, open_run
+    from mcot.core.rundir.schedule import DEFAULT_SEED, read_schedule, shuffled_pairs, write_schedule
+    from mcot.core.rundir.scores import Method, Score, iter_scores, read_scores, write_scores
+    from mcot.core.rundir.traces import DrawnBy, Step, StepKind, Trace, TraceStore, trace_name, trace_relpath
+    from mcot.core.rundir.versions import RESULT_VERSION, SCHEMA_KEY, SCORE_VERSION, TRACE_VERSION
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+
+
+__all__ = [
+    "BLOBS",
+    "DEFAULT_SEED",
+    "ITEMS_COPY",
+    "LOCK",
+    "MANIFEST",
+    "RESULTS",
+    "RESULT_VERSION",
+    "ROBUST_SCORES",
+    "SCHEDULE",
+    "SCHEMA_KEY",
+    "SCORES",
+    "SCORE_VERSION",
+    "TRACES",
+    "TRACE_VERSION",
+    "ArmEntry",
+    "BlobError",
+    "BlobStore",
+    "Blobs",
+    "DatasetEntry",
+    "DrawnBy",
+    "FrozenItems",
+    "GeneratorEntry",
+    "JudgeEntry",
+    "Manifest",
+    "MemoryBlobs",
+    "Method",
+    "ModelEntry",
+    "PairOutcomes",
+    "Result",
+    "ResultUsage",
+    "ResultsLedger",
+    "Run",
+    "RunDir",
+    "RunDirError",
+    "RunInUseError",
+    "RunLock",
+    "ScheduleEntry",
+    "Score",
+    "ScoringEntry",
+    "SessionEntry",
+    "Step",
+    "StepKind",
+    "Trace",
+    "TraceStore",
+    "Unfinished",
+    "blob_path",
+    "build_manifest",
+    "check_frozen_items",
+    "compact_json",
+    "copy_stream_atomic",
+    "escape_unsafe",
+    "file_sha256",
+    "frozen_line",
+    "iter_jsonl",
+    "iter_scores",
+    "json_line",
+    "json_text",
+    "latest_by_key",
+    "new_session",
+    "now_iso",
+    "open_run",
+    "order_arms",
+    "read_jsonl",
+    "read_manifest",
+    "read_schedule",
+    "read_scores",
+    "resume_conflicts",
+    "run_lock",
+    "safe_stem",
+    "shuffled_pairs",
+    "source_change",
+    "temporary_dir",
+    "temporary_file",
+    "trace_name",
+    "trace_relpath",
+    "write_bytes_atomic",
+    "write_chunks_atomic",
+    "write_jsonl",
+    "write_manifest",
+    "write_schedule",
+    "write_scores",
+    "write_text_atomic",
+]
