@@ -156,5 +156,5 @@ class ImagineConfig:
         return {"seed": self.seed, "steps": self.steps, "guidance": self.guidance, "size": size}
 
     def result_settings(self) -> dict[str, Any]:
-        """Return the manifest's `config`."""
-        return {**self.options(), "n_per_prompt": self.n_per_prompt, "limit": self.limit}
+        """Return the manifest's `config`: the fields declared `result=True`, the size as [width, height]."""
+        return {**result_settings(self), "size": self.options()["size"]}

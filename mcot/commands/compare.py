@@ -7,8 +7,10 @@ from pathlib import Path
 
 import typer
 
+from mcot.command_options import CompareOptions
 from mcot.errors import UsageError
 from mcot.eval.errors import EvalError
+from mcot.options import validated
 from mcot.rundir import RunDirError
 
 
@@ -59,6 +61,7 @@ def comparison_markdown(
     return f"> **{caveat}**\n\n{text}" if caveat else text
 
 
+@validated(CompareOptions)
 def run_compare(
     run_dir: Path,
     run_b: Path | None = None,

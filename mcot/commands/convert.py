@@ -9,9 +9,12 @@ import typer
 
 from mcot.benchmarks.item import ItemError
 from mcot.benchmarks.loaders import LoaderError, convert, convertible_formats, options_of
+from mcot.command_options import ConvertOptions
 from mcot.errors import UsageError
+from mcot.options import validated
 
 
+@validated(ConvertOptions)
 def run_convert(
     format: str,
     src: Path,

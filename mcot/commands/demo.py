@@ -8,8 +8,10 @@ from pathlib import Path
 import typer
 
 from mcot.arms import describe_arms, parse_arms
+from mcot.command_options import DemoOptions
 from mcot.demo import DEMO_GAMES_PER_TASK, DEMO_GEPBENCH_FIGURES, DEMO_SEED, generate_suite, prepare_out
 from mcot.eval.caveats import OFFLINE_NOTE
+from mcot.options import validated
 from mcot.runconfig import RunConfig
 from mcot.rundir import write_text_atomic
 from mcot.runner import run_items
@@ -23,6 +25,7 @@ def offline_caveat(arms: str = DEMO_ARMS) -> str:
     return f"{OFFLINE_NOTE}\n\nArms and the tools each offered:\n{describe_arms(parse_arms(arms))}"
 
 
+@validated(DemoOptions)
 def run_demo(out: Path) -> int:
     """Generate a small suite, solve it in the three arms offline, score, compare, write the viewer; return 0."""
     from mcot.commands.compare import comparison_markdown

@@ -8,9 +8,12 @@ from pathlib import Path
 import typer
 import yaml
 
+from mcot.command_options import VerlConfigOptions
 from mcot.errors import UsageError
+from mcot.options import validated
 
 
+@validated(VerlConfigOptions)
 def write_verl_config(toolset: str, out: Path, images_root: Path | None = None, overwrite: bool = False) -> int:
     """Write the verl tool config of `toolset` to `out` and print one line; return the exit code (0)."""
     from mcot.env.verl_config import tool_config

@@ -8,12 +8,15 @@ from pathlib import Path
 
 import typer
 
+from mcot.command_options import ExportOptions
 from mcot.errors import UsageError
 from mcot.eval.errors import EvalError
 from mcot.export import ExportError, export_run
+from mcot.options import validated
 from mcot.rundir import RunDirError, run_lock
 
 
+@validated(ExportOptions)
 def run_export(
     run_dir: Path,
     format: str,

@@ -6,12 +6,13 @@ from pathlib import Path
 
 from mcot.benchmarks.generators.games import TASKS, GameError, blocks, make_block
 from mcot.benchmarks.item import ItemError, ItemsWriter
+from mcot.command_options import GamesOptions
 from mcot.errors import UsageError
 from mcot.executors.blocks import block_mapper, check_workers
+from mcot.options import validated
 
-MAX_ITEMS_PER_TASK = 100_000
 
-
+@validated(GamesOptions)
 def gen_games(
     out: Path,
     task: str,
@@ -28,8 +29,6 @@ def gen_games(
     tasks = list(TASKS) if task == "all" else [task]
     if task != "all" and task not in TASKS:
         raise UsageError(f"unknown --task {task!r}; choose one of {', '.join(TASKS)} or all")
-    if not 1 <= n <= MAX_ITEMS_PER_TASK:
-        raise UsageError(f"--n must be between 1 and {MAX_ITEMS_PER_TASK} items per task, got {n}")
     check_workers(workers, executor, ray_address)
     try:
         writer = ItemsWriter(Path(out))

@@ -12,15 +12,17 @@ from mcot.benchmarks.generators.gepbench.llava import CAPTIONS_FILE, INSTRUCTION
 from mcot.benchmarks.generators.gepbench.noise import NOISE_MODELS
 from mcot.benchmarks.generators.gepbench.questions import ASPECTS, WORDINGS
 from mcot.benchmarks.item import ItemError, ItemsWriter, iter_items
+from mcot.command_options import GenReportOptions, GepbenchOptions
 from mcot.errors import UsageError
 from mcot.executors.blocks import block_mapper, check_workers
+from mcot.options import validated
 
-MAX_FIGURES = 1_000_000
 LEVEL_CHOICES = (*LEVELS, "both")
 FORMATS: tuple[str, ...] = ("items", "native", "llava")
 """What `--format` adds to the items directory: nothing, the public GePBench layout, or LLaVA training records."""
 
 
+@validated(GepbenchOptions)
 def gen_gepbench(
     out: Path,
     n: int,
@@ -55,8 +57,6 @@ def gen_gepbench(
         raise UsageError(f"unknown --style {style!r}; choose {' or '.join(WORDINGS)}")
     if noise not in NOISE_MODELS:
         raise UsageError(f"unknown --noise {noise!r}; choose {', '.join(NOISE_MODELS)}")
-    if not 1 <= n <= MAX_FIGURES:
-        raise UsageError(f"--n must be between 1 and {MAX_FIGURES:,} figures, got {n}")
     check_workers(workers, executor, ray_address)
     try:
         writer = ItemsWriter(Path(out))
@@ -88,6 +88,7 @@ def gen_gepbench(
     return 0
 
 
+@validated(GenReportOptions)
 def gen_report(data: Path) -> int:
     """Print the answer-letter balance and the validator agreement of a generated items directory; return 0."""
     try:

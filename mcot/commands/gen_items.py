@@ -5,16 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from mcot.benchmarks.item import ItemError, write_items
+from mcot.command_options import GenItemsOptions
 from mcot.errors import UsageError
+from mcot.options import validated
 from mcot.registry import ITEM_GENERATORS, RegistryError
 
-MAX_ITEMS = 1_000_000
 
-
+@validated(GenItemsOptions)
 def gen_items(name: str, out: Path, n: int, seed: int) -> int:
     """Write the `n` items the generator `name` makes for `seed` into the items directory `out`; return 0."""
-    if not 1 <= n <= MAX_ITEMS:
-        raise UsageError(f"--n must be between 1 and {MAX_ITEMS}, got {n}")
     try:
         generator = ITEM_GENERATORS.get(name)
     except RegistryError as exc:

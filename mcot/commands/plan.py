@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import typer
 
+from mcot.command_options import PlanOptions
 from mcot.errors import UsageError
+from mcot.options import validated
 
 
+@validated(PlanOptions)
 def run_plan(baseline: float, effect: float, discordance: float | None = None, power: float = 0.8,
              alpha: float = 0.05) -> int:  # fmt: skip
     """Print the number of paired items needed (Connor's formula) and what it assumes; return 0."""
@@ -17,8 +20,6 @@ def run_plan(baseline: float, effect: float, discordance: float | None = None, p
         raise UsageError(
             f"--baseline and --baseline + --effect must be accuracies in [0, 1] (got {baseline}, {effect})"
         )
-    if not 0 < power < 1 or not 0 < alpha < 1:
-        raise UsageError("--power and --alpha must be between 0 and 1")
     psi = discordance if discordance is not None else independent_discordance(baseline, baseline + effect)
     try:
         n = items_needed(psi, effect, alpha=alpha, power=power)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import typer
 
+from mcot.command_options import PluginsOptions
+from mcot.options import validated
 from mcot.plugins import loaded_plugins, plugin_errors
 from mcot.registry import ALL
 
 
+@validated(PluginsOptions)
 def list_plugins(everything: bool = False) -> int:
     """Print the plugins that loaded and those that did not (and, with `everything`, every registry); return 0."""
     loaded, failed = loaded_plugins(), plugin_errors()

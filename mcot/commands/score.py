@@ -8,11 +8,14 @@ from pathlib import Path
 
 import typer
 
+from mcot.command_options import ScoreOptions
 from mcot.errors import UsageError
 from mcot.eval.errors import EvalError
+from mcot.options import validated
 from mcot.rundir import RunDirError, run_lock
 
 
+@validated(ScoreOptions)
 def run_score(
     run_dir: Path,
     judge: str | None = None,

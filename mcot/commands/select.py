@@ -8,13 +8,18 @@ from pathlib import Path
 import typer
 
 from mcot.benchmarks.item import ItemError
+from mcot.command_options import SelectHardestOptions
 from mcot.errors import UsageError
 from mcot.eval.errors import EvalError
 from mcot.hardness import FAILURE_ONLY, FORMULA, SELECTION_FILE, select_hardest
+from mcot.options import validated
 
 
-def run_select_hardest(runs: Sequence[Path], share: float, out: Path) -> int:
-    """Write the hardest `share` of the runs' items to `out` and print what was chosen; return 0."""
+@validated(SelectHardestOptions)
+def run_select_hardest(runs: Sequence[Path], out: Path, share: float = 0.10, more: Sequence[Path] | None = None) -> int:
+    """Write the hardest `share` of the runs' items (`runs`, then `more`) to `out` and print what was chosen;
+    return 0."""
+    runs = [*runs, *(more or ())]
     if not runs:
         raise UsageError("name the scored runs to rank: --runs RUN [--runs RUN …]")
     try:

@@ -6,9 +6,12 @@ from pathlib import Path
 
 import typer
 
+from mcot.command_options import StudyOptions
 from mcot.errors import UsageError
+from mcot.options import validated
 
 
+@validated(StudyOptions)
 def run_study_command(study: Path, out: Path) -> int:
     """Run (or resume) the study, print where its report is; return 0, 3 when some pair failed, 130 if interrupted."""
     from mcot.interrupts import EXIT_INTERRUPTED

@@ -9,10 +9,13 @@ from typing import Any
 
 import typer
 
+from mcot.command_options import ToolCallOptions, ToolsListOptions
 from mcot.errors import UsageError
+from mcot.options import validated
 from mcot.rundir import write_bytes_atomic
 
 
+@validated(ToolsListOptions)
 def list_tools(json_out: bool = False) -> int:
     """Print every tool (name, group, description, argument schema) as text or as JSON; return 0."""
     from mcot.tools import registry
@@ -50,6 +53,7 @@ def list_tools(json_out: bool = False) -> int:
     return 0
 
 
+@validated(ToolCallOptions)
 def call_tool(
     name: str, arguments: str = "{}", image: Path | None = None, out: Path | None = None, size: str = "640x640"
 ) -> int:

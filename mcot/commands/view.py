@@ -7,13 +7,16 @@ from pathlib import Path
 
 import typer
 
+from mcot.command_options import ViewOptions
 from mcot.errors import UsageError
 from mcot.eval.errors import EvalError
+from mcot.options import validated
 from mcot.rundir import RunDirError, run_lock
 from mcot.viewer import shard_dir, write_viewer
 
 
-def run_view(run_dir: Path, out: Path | None, rate: bool = False) -> int:
+@validated(ViewOptions)
+def run_view(run_dir: Path, out: Path | None = None, rate: bool = False) -> int:
     """Write the viewer (the page and its folder of trace shards) and print where it is; return 0.
 
     With `rate` the page rates traces and saves the ratings as a JSON file for `mcot score RUN --human FILE`.
