@@ -113,12 +113,13 @@ def test_a_hang_longer_than_the_client_time_out_is_a_time_out() -> None:
     # the hang holds the answer far longer than any test runs: the client's own time-out ends the wait (a hang that
     # ended first would close the connection without a word, a different error), the server still holds the answer
     # then, and stopping the server lets it go
+    earlier = set(threading.enumerate())  # other tests' servers may still hold answers of their own
     with FakeProvider(default=Reply("four"), faults=Faults(rate=1.0, kinds=["hang"], hang_s=3600.0)) as server:
         with pytest.raises(ModelError, match="timed out"):
             _ask(server, "openai-compatible", timeout_s=0.3)
         assert server.counts.injected["hang"] == 1
-        held = [t for t in threading.enumerate() if t.name.endswith("(process_request_thread)") and t.is_alive()]
-        assert len(held) == 1
+        held = [t for t in set(threading.enumerate()) - earlier if t.name.endswith("(process_request_thread)")]
+        assert len(held) == 1 and held[0].is_alive()
     held[0].join(timeout=60)  # a bound on liveness, not on speed: unreleased, the answer is held for an hour
     assert not held[0].is_alive()
 
