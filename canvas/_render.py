@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import sys
 from functools import lru_cache
+from typing import cast
 
 import cairocffi as cairo
 from mcot.canvas._ops import DrawFn, element_kind, resolve
@@ -38,7 +39,8 @@ def copy_surface(buffer: bytes | bytearray, width: int, height: int) -> tuple[ca
 
 def image_from_buffer(buffer: bytes | bytearray, width: int, height: int) -> Image.Image:
     """Return a new RGB Pillow image with the pixels of an RGB24 surface buffer."""
-    return Image.frombuffer("RGB", (width, height), buffer, "raw", _RAW_MODE, width * 4, 1)
+    # the cast: Pillow < 13's stubs (which the `openenv` extra's gradio pins) do not list bytearray; it is taken
+    return Image.frombuffer("RGB", (width, height), cast(bytes, buffer), "raw", _RAW_MODE, width * 4, 1)
 
 
 def draw_elements(surface: cairo.ImageSurface, elements: list[Element], base: cairo.ImageSurface) -> None:

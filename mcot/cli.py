@@ -19,10 +19,12 @@ from mcot.command_options import (
     CompareOptions,
     ConvertOptions,
     DemoOptions,
+    EnvServeOptions,
     ExportOptions,
     GamesOptions,
     GenReportOptions,
     GepbenchOptions,
+    McpServeOptions,
     PlanOptions,
     PluginsOptions,
     ScoreOptions,
@@ -58,6 +60,8 @@ select_app = HelpTyper(
 app.add_typer(select_app, name="select")
 env_app = HelpTyper(help="mcot's canvas as a training environment: configs for trainers (docs/training.md).")
 app.add_typer(env_app, name="env")
+mcp_app = HelpTyper(help="mcot's canvas and tools over the Model Context Protocol (the `mcp` extra; docs/mcp.md).")
+app.add_typer(mcp_app, name="mcp")
 
 
 def _print_version(value: bool) -> None:
@@ -209,6 +213,22 @@ _declare(
     "env",
     "write_verl_config",
     "Write the verl tool config of mcot's canvas tools (mcot.env.verl.CanvasTool), one entry per tool.",
+)
+_declare(
+    env_app,
+    "serve",
+    EnvServeOptions,
+    "serve",
+    "serve_env",
+    'Serve the canvas environment as an OpenEnv server: reset / step {"tool", "arguments"} / state (`openenv` extra).',
+)
+_declare(
+    mcp_app,
+    "serve",
+    McpServeOptions,
+    "serve",
+    "serve_mcp",
+    "Serve a toolset as an MCP server (stdio by default), one blank canvas per session (docs/mcp.md).",
 )
 _declare(
     app,

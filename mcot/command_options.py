@@ -209,6 +209,28 @@ class VerlConfigOptions(_Checked):
 
 
 @dataclass(kw_only=True)
+class EnvServeOptions(_Checked):
+    """`mcot env serve`."""
+
+    toolset: str = option("canvas", metavar="NAME", help="the toolset whose tools a step may call")
+    port: int = option(8000, ge=1, le=65535, metavar="PORT", help="the port to listen on")
+    host: str = option("127.0.0.1", metavar="HOST", help="the address to listen on (0.0.0.0: every interface)")
+    images_root: Path | None = option(None, metavar="DIR",
+                                      help="where rows' image paths are relative to (a jsonl export)")  # fmt: skip
+    max_sessions: int = option(16, ge=1, le=1024, metavar="N", help="most sessions (connections) at once")
+
+
+@dataclass(kw_only=True)
+class McpServeOptions(_Checked):
+    """`mcot mcp serve`."""
+
+    toolset: str = option("canvas", metavar="NAME", help="the toolset whose tools the server offers")
+    http: str | None = option(None, metavar="HOST:PORT", help="serve streamable HTTP here instead of stdio")
+    images_root: Path | None = option(None, metavar="DIR",
+                                      help="the folder start_canvas may read images from (default: .)")  # fmt: skip
+
+
+@dataclass(kw_only=True)
 class ViewOptions(_Checked):
     """`mcot view`."""
 

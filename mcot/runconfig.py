@@ -75,6 +75,11 @@ class RunConfig:
                           help="worker processes (each with its own event loop), or Ray actors")  # fmt: skip
     executor: str = option("local", metavar="KIND", help="local (this machine) or ray (a Ray cluster; the `ray` extra)")
     ray_address: str | None = option(None, metavar="ADDR", help="with --executor ray: auto, HOST:PORT or ray://HOST:PORT")
+    mcp: list[str] | None = option(None, metavar="NAME=COMMAND",
+                                   help="start an MCP server (stdio) for the run; `--tools NAME:*` offers its tools "
+                                   "(repeatable; the `mcp` extra)")  # fmt: skip
+    mcp_timeout: float = option(60.0, gt=0, metavar="SECONDS", rule="must be a positive number of seconds",
+                                help="with --mcp: time-out of one MCP tool call (then the call fails)")  # fmt: skip
     max_canvas_images: int = option(3, ge=1, cli=False, result=True,
                                     help="canvas images kept in the conversation (older ones become text)")  # fmt: skip
     max_output_tokens: int | None = option(None, ge=1, cli=False, result=True, help="most output tokens per model call")
@@ -92,6 +97,8 @@ class RunConfig:
             )
         if self.ray_address is not None and self.executor != "ray":
             raise UsageError("--ray-address goes with --executor ray")
+        if self.mcp and (self.workers > 1 or self.executor != "local"):
+            raise UsageError("--mcp servers serve this process: give --workers 1 and --executor local with --mcp")
         if self.sample is not None and self.limit is not None:
             raise UsageError("--sample and --limit choose the items in two ways: give one of them")
 

@@ -299,6 +299,10 @@ async def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool
         concurrency=config.concurrency,
     )
     manifest.inference = inference_notes(benchmarks)
+    if config.mcp:
+        from mcot.mcp.servers import active_entries
+
+        manifest.mcp = active_entries()
     return RunJob(
         run_dir=run_dir,
         items=items,

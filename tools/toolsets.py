@@ -4,7 +4,7 @@ Toolsets are declared in `mcot.registry.TOOLSETS` (`mcot.declare_toolset`; mcot'
 `text` offers nothing, `canvas` only the canvas operations of DESIGN.md (draw, transform, edit, undo, zoom,
 grid: nothing that computes an answer), `tools` the canvas plus every declared tool (physics, optics, geometry,
 graph, perception, algebra, and any a plugin declares). A custom arm names its tools one by one
-(`custom_toolset`).
+(`custom_toolset`), or all of a started MCP server's tools as `SERVER:*` (mcot.mcp.servers).
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ def canvas_tools() -> tuple[str, ...]:
 
 
 def every_tool() -> tuple[str, ...]:
-    """Return every declared tool: the canvas operations first, then the domain tools by group."""
-    return tuple(registry())
+    """Return every declared tool: the canvas operations first, then the domain tools by group (an MCP server's
+    tools only where an arm names them: `--tools SERVER:*`)."""
+    return tuple(name for name, spec in registry().items() if not spec.group.startswith("mcp:"))
 
 
 def toolset_names() -> tuple[str, ...]:
@@ -51,7 +52,7 @@ def toolset(name: str) -> tuple[str, ...]:
 
 def custom_toolset(names: Iterable[str]) -> tuple[str, ...]:
     """Return the named tools in the order given, without repeats; raise ToolError naming an unknown one."""
-    chosen = tuple(dict.fromkeys(name.strip() for name in names if name.strip()))
+    chosen = tuple(dict.fromkeys(one for name in names if name.strip() for one in _expand(name.strip())))
     if not chosen:
         raise ToolError("a custom toolset needs at least one tool name")
     for name in chosen:
@@ -60,6 +61,18 @@ def custom_toolset(names: Iterable[str]) -> tuple[str, ...]:
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise ToolError(f"there is no tool named {name!r}{hint} (`mcot tools` lists them)")
     return chosen
+
+
+def _expand(name: str) -> tuple[str, ...]:
+    """Return the tools a `--tools` entry names: `SERVER:*` every tool of a started MCP server, else the name."""
+    if not name.endswith(":*"):
+        return (name,)
+    server = name.removesuffix(":*")
+    group = f"mcp:{server}"
+    found = tuple(tool for tool, spec in registry().items() if spec.group == group)
+    if not found:
+        raise ToolError(f"{name!r} names the tools of an MCP server {server!r}, and none is started (--mcp {server}=COMMAND)")
+    return found
 
 
 @cache

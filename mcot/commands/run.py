@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import typer
@@ -23,13 +25,26 @@ def run_items(**options: Any) -> int:
     0: every pair ended with an answer; 3: some pair failed; 4: --max-cost stopped the run; 130: interrupted.
     """
     config = RunConfig(**options)
-    config.arms  # noqa: B018 - an unknown arm or tool is a UsageError before anything is loaded
-    try:
-        with run_lock(config.out, "mcot run"):  # one writer per run directory: a second one refuses at once
-            summary = run_all(config)
-    except ValueError as exc:  # a bad model spec or dataset reaches the user as one line
-        raise UsageError(str(exc)) from exc
+    with mcp_servers(config):  # their tools are declared before the arms that name them are read
+        config.arms  # noqa: B018 - an unknown arm or tool is a UsageError before anything is loaded
+        try:
+            with run_lock(config.out, "mcot run"):  # one writer per run directory: a second one refuses at once
+                summary = run_all(config)
+        except ValueError as exc:  # a bad model spec or dataset reaches the user as one line
+            raise UsageError(str(exc)) from exc
     return report_end(summary, describe_arms(config.arms))
+
+
+@contextlib.contextmanager
+def mcp_servers(config: RunConfig) -> Iterator[None]:
+    """Keep the `--mcp` servers of a run started (and their tools declared) for the body's duration."""
+    if not config.mcp:
+        yield
+        return
+    from mcot.mcp.servers import started
+
+    with started(config.mcp, config.mcp_timeout):
+        yield
 
 
 def report_end(summary: RunSummary, arms: str) -> int:

@@ -4,6 +4,8 @@
   domain tools too.
 - `mcot.env.verl`: verl `BaseTool` subclasses over the same canvas, and the YAML tool config that verl's
   `initialize_tools_from_config` loads (`mcot env verl-config`).
+- `remote_environment(servers)` (mcot.env.remote): the same TRL class over `mcot env serve` servers (OpenEnv), so
+  that rollouts' canvases live on other machines; `mcot.env.openenv_server` is that server.
 - `Episode` (mcot.env.episode): one item's canvas and the calls made on it, with the op log and trace steps of a
   run; `write_episodes` (mcot.env.runs) writes episodes as a run directory that `mcot view` opens.
 
@@ -22,10 +24,12 @@ _EXPORTS = {
     "Episode": "mcot.env.episode",
     "EpisodeError": "mcot.env.episode",
     "write_episodes": "mcot.env.runs",
+    "remote_environment": "mcot.env.remote",
 }
 
 if TYPE_CHECKING:
     from mcot.env.episode import Episode, EpisodeError
+    from mcot.env.remote import remote_environment
     from mcot.env.runs import write_episodes
     from mcot.env.trl import CanvasEnv, CanvasEnvironment
 
@@ -33,4 +37,4 @@ if TYPE_CHECKING:
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
-__all__ = ["CanvasEnv", "CanvasEnvironment", "Episode", "EpisodeError", "write_episodes"]
+__all__ = ["CanvasEnv", "CanvasEnvironment", "Episode", "EpisodeError", "remote_environment", "write_episodes"]

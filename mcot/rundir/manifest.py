@@ -135,6 +135,8 @@ class Manifest(_Entry):
     scoring: ScoringEntry | None = None
     inference: dict[str, dict[str, Any]] | None = None
     """Per benchmark: the text arm's generation limit and how the arms with tools ask differently."""
+    mcp: list[dict[str, Any]] | None = None
+    """`mcot run --mcp`: per MCP server its name, command, the name and version it gave, its tools' schema hashes."""
 
     @property
     def model_spec(self) -> str | None:

@@ -5,6 +5,8 @@ mcot.registry.TOOLSETS), optional `limit` (the first N items of each data entry)
 `protocol`, and any other `mcot run` setting (a RunConfig field) applied to every model. Each `[[model]]` has
 `spec`, optional `name` (its run folder under DIR/runs), `key_env` (the environment variable holding its key),
 and RunConfig fields of its own (`base_url`, `concurrency`, `max_cost`, ...) that override the top level.
+`[[mcp]]` tables (`name`, `command`) start MCP servers for every model's run (`mcot run --mcp`), and `tools`
+lists the custom arm's tools (`"NAME:*"`: every tool of the server NAME), which the study then adds to its arms.
 Every value is checked by RunConfig itself, so a study accepts exactly what `mcot run` does.
 """
 
@@ -22,7 +24,7 @@ from mcot.runconfig import RunConfig
 
 STUDY_OWNED = ("data", "model", "out", "mode", "tools", "limit", "format")
 """RunConfig fields a study sets itself (not settable in STUDY.toml as run settings)."""
-STUDY_KEYS = ("data", "arms", "limit", "judge", "judge_base_url", "protocol", "model")
+STUDY_KEYS = ("data", "arms", "limit", "judge", "judge_base_url", "protocol", "model", "mcp", "tools")
 MODEL_KEYS = ("spec", "name", "key_env")
 
 
@@ -49,12 +51,17 @@ class StudyConfig:
     judge: str | None = None
     judge_base_url: str | None = None
     protocol: str = "official"
+    mcp: tuple[str, ...] = ()
+    """`[[mcp]]` tables as `--mcp NAME=COMMAND` values: the MCP servers every model's run offers (docs/mcp.md)."""
+    tools: str | None = None
+    """`tools`: the custom arm's tools (`--tools`, e.g. "img:*" for every tool of the [[mcp]] server `img`)."""
 
     def run_config(self, model: ModelEntry, items: Path, out: Path) -> RunConfig:
         """Return the RunConfig of one model's run on the study's items (UsageError naming the model if refused)."""
         options = {**self.settings, **model.settings}
         try:
-            config = RunConfig(data=items, model=model.spec, out=out, mode=",".join(self.arms), **options)
+            config = RunConfig(data=items, model=model.spec, out=out, mode=",".join(self.arms), tools=self.tools,
+                               mcp=list(self.mcp) or None, **options)  # fmt: skip
         except UsageError as exc:
             raise UsageError(f"{self.source}: model {model.name!r}: {exc}") from exc
         except TypeError as exc:
@@ -93,7 +100,8 @@ def read_study(path: Path) -> StudyConfig:
     arms = raw.get("arms", ["text", "canvas"])
     if not isinstance(arms, list) or not arms or not all(isinstance(a, str) for a in arms):
         raise UsageError(f'{path}: `arms` must list toolset names, e.g. arms = ["text", "canvas"]')
-    _check_arms(path, arms)
+    tools = _tools(path, raw.get("tools"))
+    _check_arms(path, [arm for arm in arms if not (arm == "custom" and tools)])
     limit = raw.get("limit")
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise UsageError(f"{path}: `limit` must be a positive whole number (the first N items of each data entry)")
@@ -102,14 +110,46 @@ def read_study(path: Path) -> StudyConfig:
     return StudyConfig(
         source=path,
         data=tuple((root / d).resolve() if not Path(d).is_absolute() else Path(d) for d in data),
-        arms=tuple(dict.fromkeys(arms)),
+        arms=tuple(dict.fromkeys([*arms, *(["custom"] if tools else [])])),
         models=models,
         limit=limit,
         settings=settings,
         judge=_optional_str(path, raw, "judge"),
         judge_base_url=_optional_str(path, raw, "judge_base_url"),
         protocol=_optional_str(path, raw, "protocol") or "official",
+        mcp=_mcp(path, raw.get("mcp")),
+        tools=tools,
     )
+
+
+def _tools(path: Path, value: Any) -> str | None:
+    """Return `tools` (a list of names or one comma-separated string) as `--tools` takes it, or None."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, list) or not value or not all(isinstance(name, str) and name.strip() for name in value):
+        raise UsageError(f'{path}: `tools` must list tool names for the custom arm, e.g. tools = ["img:*", "zoom"]')
+    return ",".join(name.strip() for name in value)
+
+
+def _mcp(path: Path, tables: Any) -> tuple[str, ...]:
+    """Return the `[[mcp]]` tables ({name, command}) as `--mcp NAME=COMMAND` values."""
+    if tables is None:
+        return ()
+    if not isinstance(tables, list) or not all(isinstance(table, dict) for table in tables):
+        raise UsageError(f'{path}: `[[mcp]]` tables take name = "NAME" and command = "COMMAND"')
+    values = []
+    for number, table in enumerate(tables, 1):
+        name, command = table.get("name"), table.get("command")
+        extra = sorted(set(table) - {"name", "command"})
+        if not isinstance(name, str) or not isinstance(command, str) or extra:
+            raise UsageError(f'{path}: [[mcp]] {number} takes name = "NAME" and command = "COMMAND" (nothing else)')
+        values.append(f"{name}={command}")
+    from mcot.mcp.servers import parse_specs
+
+    parse_specs(values)  # a bad name or command is refused before anything runs
+    return tuple(values)
 
 
 def _check_arms(path: Path, arms: list[str]) -> None:

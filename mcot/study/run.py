@@ -116,6 +116,15 @@ def run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOut
     Every model's RunConfig is built (and refused, one line) before any run starts. An interrupt stops the study
     after the run in progress has saved its finished pairs (`interrupted`); the report is then not rewritten.
     """
+    if config.mcp:  # the servers' tools are declared before the runs that name them are planned
+        from mcot.mcp.servers import started
+
+        with started(list(config.mcp), float(config.settings.get("mcp_timeout", 60.0))):
+            return _run_study(config, out, quiet=quiet)
+    return _run_study(config, out, quiet=quiet)
+
+
+def _run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOutcome:
     from mcot.runner import run_items
 
     out = Path(out)

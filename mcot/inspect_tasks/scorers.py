@@ -1,0 +1,31 @@
+"""mcot's official protocols as inspect scorers: a sample is scored exactly as `mcot score` scores the item."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accuracy, scorer, stderr
+from inspect_ai.solver import TaskState
+
+from mcot.env.episode import item_from_row
+
+
+@scorer(metrics=[accuracy(), stderr()])
+def official() -> Scorer:
+    """Return the scorer of each benchmark's official protocol (no judge: what rules cannot settle is incorrect)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        from mcot.rewards import score_answer
+
+        item = item_from_row(state.metadata["item"])
+        text = state.output.completion if state.output is not None else ""
+        result: Any = await asyncio.to_thread(score_answer, item, text)
+        return Score(
+            value=CORRECT if result.correct is True else INCORRECT,
+            answer=result.extracted,
+            explanation=f"{item.benchmark} official protocol ({result.method})",
+            metadata={"method": result.method, "category": item.category},
+        )
+
+    return score
