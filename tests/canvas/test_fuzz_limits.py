@@ -1,7 +1,7 @@
 """Tool calls fuzzed near every canvas limit: no exception escapes, errors say what to fix, calls stay small, and
 a failed call leaves the canvas exactly as it was (pixels, elements, log, version and redo).
 
-Hypothesis draws FUZZ_CALLS calls in all (a CI size by default; `perf/fuzz_tools.py` runs 10,000) against
+Hypothesis draws FUZZ_CALLS calls in all (250 by default, the CI size; `perf/fuzz_tools.py` runs 10,000) against
 canvases that are empty, typical, and within a few elements of every limit: the element count, a path and a
 polygon of the most points, the longest text, the largest stroke, radius and font, coordinates at the range's
 edge, and the largest blank canvas. Arguments follow each tool's schema with values at and just past its bounds,
@@ -36,7 +36,7 @@ from mcot.canvas._limits import MAX_MARKER_RADIUS, MAX_PATH_POINTS, MAX_TEXT_CHA
 from mcot.tools import ToolResult, call, registry
 from mcot.tools.schemas import parameters_schema
 
-FUZZ_CALLS = int(os.environ.get("FUZZ_CALLS", "500"))
+FUZZ_CALLS = int(os.environ.get("FUZZ_CALLS", "250"))
 """How many tool calls the fuzz makes in all (CI size by default)."""
 
 FUZZ_REPORT = os.environ.get("FUZZ_REPORT")
