@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcot.agents.backends.base import ModelBackend, ModelRequest, ToolSet
+from mcot.agents.backends.base import ModelBackend, ModelRequest, SchemaFlavor, ToolSet
 from mcot.agents.budget import Budget
 from mcot.agents.cache import digest_request
 from mcot.agents.errors import AgentError, ModelError
@@ -30,7 +30,7 @@ from mcot.agents.messages import (
     system,
     user,
 )
-from mcot.agents.prompts import load_prompt, render_task
+from mcot.agents.prompts import GENERATED_SYSTEM_PROMPT, load_prompt, load_template, render_task, tool_summaries
 from mcot.agents.toolbox import Toolbox, ToolOutcome, outcome
 from mcot.agents.trace import Recorder
 
@@ -66,6 +66,32 @@ def image_part(path: Path, *, canvas: bool = False) -> ImagePart:
             image.convert("RGBA" if "A" in image.getbands() else "RGB").save(buffer, format="PNG")
             data, media = buffer.getvalue(), "image/png"
     return ImagePart(data, media, canvas)
+
+
+def arm_system_prompt(
+    template: str | None,
+    names: tuple[str, ...],
+    schemas: list[dict[str, Any]],
+    *,
+    width: int,
+    height: int,
+    max_steps: int,
+    sees_canvas: bool = True,
+) -> str:
+    """Return the system prompt of an arm with tools: its toolset's `template` filled (plus the domain-tools and
+    canvas-blind notes where they apply), or, with no template, `system.generated.txt` listing the arm's own tools
+    (`schemas`, Chat Completions entries), so that no arm is told of a tool it does not offer."""
+    sizes = {"width": width, "height": height, "max_steps": max_steps}
+    if template is None:
+        listing = "\n".join(f"- {name}: {summary}" for name, summary in tool_summaries(schemas))
+        return load_prompt(GENERATED_SYSTEM_PROMPT).render(tool_listing=listing, **sizes)
+    prompt = load_template(template).render(**sizes)
+    if any(drawn_by(name) == "tool" for name in names):
+        # only an arm that offers domain tools is told about them: the canvas arm's prompt names none
+        prompt += "\n\n" + load_prompt("system.domain-tools.txt").render()
+    if not sees_canvas:
+        prompt += "\n\n" + load_prompt("system.canvas-blind.txt").render()
+    return prompt
 
 
 @dataclass
@@ -108,8 +134,14 @@ class Session:
     cut_chars: int = 0
     """Characters of model text left out because a turn passed `Budget.max_answer_chars`."""
     sees_canvas: bool = True
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    system_prompt: str | None = DEFAULT_SYSTEM_PROMPT
+    """The template of the arm's system prompt; None: one generated from the tools it offers (`system.generated.txt`)."""
     max_new_tokens: int | None = None
+    sent: dict[str, Any] | None = None
+    """What the model was given before its first turn (system prompt, task text, tool schemas): recorded once, on
+    the first model step of the trace (`sent`), so that exports and the viewer show it as it was sent."""
+    _next_view: tuple[list[str], tuple[str, ImagePart | None] | None] | None = field(default=None, repr=False)
+    """The observation `run_tools` rendered for the `observe` step that follows (with the changed ids it is for)."""
 
     @property
     def hints(self) -> dict[str, Any]:
@@ -129,10 +161,11 @@ class Session:
     async def prepare(self) -> None:
         """Build the opening messages; with tools on offer open the canvas and record its first observation."""
         v = self.view
-        task = render_task(v.benchmark, v.question, v.choices, v.answer_type)
+        task = render_task(v.benchmark, v.question, v.choices, v.answer_type, has_image=bool(v.images))
         if self.tools is None:
             images = await asyncio.to_thread(lambda: [image_part(p) for p in v.images])
             self.messages = [user(*images, task)]
+            self.sent = {"system": None, "task": task, "tools": []}
             return
         first, rest = (v.images[0], v.images[1:]) if v.images else (None, ())
 
@@ -144,15 +177,28 @@ class Session:
             return (extra, *self._observe("observation.initial.txt", []))
 
         extra, note, image = await asyncio.to_thread(opening)
-        prompt = load_prompt(self.system_prompt).render(
-            width=self.canvas.width, height=self.canvas.height, max_steps=self.budget.max_steps
-        )
-        if any(drawn_by(name) == "tool" for name in self.tools.names):
-            # only an arm that offers domain tools is told about them: the canvas arm's prompt names none
-            prompt += "\n\n" + load_prompt("system.domain-tools.txt").render()
-        if not self.sees_canvas:
-            prompt += "\n\n" + load_prompt("system.canvas-blind.txt").render()
+        prompt = self._system_text()
         self.messages = [system(prompt), user(note, image, *extra, task)]
+        flavor: SchemaFlavor = getattr(self.backend, "schema_flavor", "compatible")
+        self.sent = {"system": prompt, "task": task, "tools": self.tools.schemas(flavor), "schema_flavor": flavor}
+
+    def _system_text(self) -> str:
+        """Return the system prompt of an arm with tools: its toolset's template, else one made from its tools."""
+        assert self.tools is not None
+        return arm_system_prompt(
+            self.system_prompt,
+            self.tools.names,
+            self.tools.schemas("openai"),
+            width=self.canvas.width,
+            height=self.canvas.height,
+            max_steps=self.budget.max_steps,
+            sees_canvas=self.sees_canvas,
+        )
+
+    def _sent_once(self) -> dict[str, Any]:
+        """Return `{"sent": ...}` for the first model step of the trace, `{}` after it."""
+        sent, self.sent = self.sent, None
+        return {"sent": sent} if sent is not None else {}
 
     def _open_canvas(self, path: Path | None) -> Any:
         from mcot.benchmarks.inputs import check_regular
@@ -205,7 +251,7 @@ class Session:
             hints=self.hints,
         )
         digest = digest_request(getattr(self.backend, "key_spec", None) or self.backend.spec, request)
-        keyed = {"request_key": digest.key, "request_parts": digest.parts}
+        keyed = {"request_key": digest.key, "request_parts": digest.parts, **self._sent_once()}
         started = time.perf_counter()
         try:
             response = await self.backend.generate(request)
@@ -263,14 +309,23 @@ class Session:
         cut = len(text) - limit
         self.cut_chars += cut
         head = limit // 2
-        return f"{text[:head]}\n[… {cut:,} characters left out: the answer is longer than mcot keeps …]\n{text[-(limit - head):]}"
+        return f"{text[:head]}\n[… {cut:,} characters left out: the answer is longer than mcot keeps …]\n{text[-(limit - head) :]}"
 
     # --- tools -----------------------------------------------------------------------------------------
     async def run_tools(self, calls: tuple[ToolCall, ...]) -> list[str]:
-        """Run a turn's tool calls in order (off the event loop); thread results back; return changed ids."""
-        results, changed = await asyncio.to_thread(self._run_tools, calls)
+        """Run a turn's tool calls in order (off the event loop); thread results back; return changed ids.
+
+        The observation that follows (`observe`) is rendered in the same trip to a worker thread: each trip waits
+        for a free thread and then for the event loop, and at dozens of items in flight those waits add up.
+        """
+        results, changed = await asyncio.to_thread(self._tools_then_view, calls)
         self.messages.append(Message("user", list(results)))
         return changed
+
+    def _tools_then_view(self, calls: tuple[ToolCall, ...]) -> tuple[list[ToolResultPart], list[str]]:
+        results, changed = self._run_tools(calls)
+        self._next_view = (list(changed), self._view(changed))
+        return results, changed
 
     def _run_tools(self, calls: tuple[ToolCall, ...]) -> tuple[list[ToolResultPart], list[str]]:
         results: list[ToolResultPart] = []
@@ -345,16 +400,24 @@ class Session:
     # --- observe ---------------------------------------------------------------------------------------
     async def observe(self, changed: list[str]) -> None:
         """Show the model the canvas after a tool round: a new observation when it changed, else a note."""
+        ready, self._next_view = self._next_view, None
+        view = ready[1] if ready is not None and ready[0] == changed else await asyncio.to_thread(self._view, changed)
         last = self.messages[-1]
-        if len(self.canvas.log) == self.observed_version:
+        if view is None:
             last.parts.append(TextPart("The canvas is unchanged."))
             return
+        note, image = view
+        last.parts.extend([TextPart(note)] if image is None else [TextPart(note), image])
+
+    def _view(self, changed: list[str]) -> tuple[str, ImagePart | None] | None:
+        """Return the observation of the canvas after a tool round (recorded in the trace): its note and the image
+        shown (None for an arm that does not see the canvas); None when the round left the canvas unchanged."""
+        if len(self.canvas.log) == self.observed_version:
+            return None
         if not self.sees_canvas:
-            note, _ = await asyncio.to_thread(self._observe, "observation.blind.txt", changed)
-            last.parts.append(TextPart(note))
-            return
-        note, image = await asyncio.to_thread(self._observe, "observation.txt", changed)
-        last.parts.extend([TextPart(note), image])
+            note, _ = self._observe("observation.blind.txt", changed)
+            return note, None
+        return self._observe("observation.txt", changed)
 
 
 def drawn_by(tool: str) -> DrawnBy:

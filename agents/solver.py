@@ -14,16 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkable
 
-from langgraph.errors import GraphRecursionError
 from mcot.agents.backends import load_model
 from mcot.agents.backends.base import ModelBackend, redactor, sampling_support
 from mcot.agents.budget import Budget
-from mcot.agents.graph import LoopState, initial_state, run_text_loop, solver_graph
+from mcot.agents.graph import StepLimitError, run_loop, run_text_loop
 from mcot.agents.pricing import cost_usd
 from mcot.agents.session import Session
 from mcot.agents.toolbox import RegistryToolbox, Toolbox, toolset
 
-from mcot.declare import DEFAULT_SYSTEM_PROMPT
 from mcot.rundir.blobs import Blobs, MemoryBlobs
 from mcot.rundir.traces import Trace
 
@@ -128,7 +126,7 @@ async def solve(
         tools=toolset(box, offered) if offered else None,
         redact=_redactor_of(backend),
         sees_canvas=sees_canvas,
-        system_prompt=declared_arm.system_prompt if declared_arm is not None else DEFAULT_SYSTEM_PROMPT,
+        system_prompt=declared_arm.system_prompt if declared_arm is not None else None,
         max_new_tokens=declared_benchmark.max_new_tokens if declared_benchmark is not None else None,
     )
     started = time.perf_counter()
@@ -137,13 +135,10 @@ async def solve(
     timed_out = False
     try:
         async with asyncio.timeout(budget.item_timeout_s):
-            if session.tools is None:  # one model turn: the same two steps without the graph engine's set-up
+            if session.tools is None:  # one model turn: prepare and model, no branch
                 final = await run_text_loop(session)
             else:
-                state = await solver_graph().ainvoke(
-                    initial_state(), config={"recursion_limit": budget.recursion_limit()}, context=session
-                )
-                final = cast(LoopState, state)  # the graph's output is its state
+                final = await run_loop(session, budget.recursion_limit())
         ended, error = final["status"], final["error"]
         if ended in ("ok", "error", "budget"):
             status = cast(Status, ended)
@@ -153,7 +148,7 @@ async def solve(
         # an error, not a budget stop: a provider that hung is no property of the item, so a resume retries it
         timed_out = True
         status, error = "error", f"item time-out: the wall-clock budget of {budget.item_timeout_s} s was spent"
-    except GraphRecursionError:
+    except StepLimitError:
         status, error = "budget", f"graph step limit reached ({budget.recursion_limit()})"
     except Exception as exc:
         status, error = "error", session.redact(f"{type(exc).__name__}: {exc}")

@@ -73,10 +73,10 @@ _SCHEMAS: dict[tuple[str, tuple[str, ...]], tuple[tuple[Any, ...], list[dict[str
 
 def _registry_schemas(flavor: SchemaFlavor, names: tuple[str, ...]) -> list[dict[str, Any]]:
     """Return the registry's tool entries for a flavour, rebuilt only when one of the named tools was re-registered."""
-    from mcot import tools
+    from mcot.tools.registry import lookup
 
-    registered = tools.registry()
-    specs = tuple(registered.get(name) for name in names)
+    # each name looked up alone: the canvas arm's tools never import the domain tools' modules (shapely, numpy…)
+    specs = tuple(lookup(name) for name in names)
     hit = _SCHEMAS.get((flavor, names))
     if hit is not None and all(a is b for a, b in zip(hit[0], specs, strict=True)):
         return hit[1]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -84,13 +85,19 @@ def contained_path(root: Path, relative: str, owner: str = "an item") -> Path:
     if path.is_absolute() or path.drive:
         raise ItemError(f"{owner}: image path {relative!r} is absolute; it must be relative to {root}")
     try:
-        base = Path(root).resolve()
+        base = _resolved_root(str(root))
         target = (base / path).resolve()
     except (OSError, RuntimeError, ValueError) as exc:
         raise ItemError(f"{owner}: image path {relative!r} cannot be resolved ({exc})") from None
     if not target.is_relative_to(base):
         raise ItemError(f"{owner}: image path {relative!r} leaves the items directory {root}")
     return Path(root) / path
+
+
+@lru_cache(maxsize=64)
+def _resolved_root(root: str) -> Path:
+    """Return an items directory resolved (once per process: a run resolves every item's images against it)."""
+    return Path(root).resolve()
 
 
 def iter_items(directory: Path) -> Iterator[Item]:

@@ -18,7 +18,7 @@ from mcot.canvas._errors import CanvasError
 from mcot.canvas._image import check_size, flatten, open_image
 from mcot.canvas._limits import MAX_ELEMENTS, MAX_SCALE, MAX_SIDE, MAX_ZOOM, MAX_ZOOM_SIDE, MIN_GRID_STEP
 from mcot.canvas._ops import find_op, op_spec, record_ops
-from mcot.canvas._png import encode_png
+from mcot.canvas._png import PngWriter
 from mcot.canvas._style import default_grid_step
 from mcot.canvas._svg import svg_document
 from mcot.canvas._types import Element, Observation, Snapshot
@@ -68,10 +68,13 @@ class Canvas:
     is asked for (``snapshot``, ``observe``, ``zoom``) and is cached per version. The operations are those of
     the op table (``mcot.canvas.op_specs``): ``draw`` runs any drawing op by name, declared ones included.
     A blank canvas allocates its pixels (and loads cairo) only when something is first rendered, so replaying
-    a log to read its elements costs no raster work.
+    a log to read its elements costs no raster work. ``copy_base=False`` takes an RGB ``base`` as it is, without
+    the copy that keeps the caller's image apart (for an image the caller will not touch again).
     """
 
-    def __init__(self, base: Image.Image | None = None, size: tuple[int, int] | None = None) -> None:
+    def __init__(
+        self, base: Image.Image | None = None, size: tuple[int, int] | None = None, *, copy_base: bool = True
+    ) -> None:
         if (base is None) == (size is None):
             raise CanvasError("Canvas needs exactly one of base (a PIL image) or size ((width, height) in pixels)")
         if base is not None:
@@ -79,7 +82,9 @@ class Canvas:
                 raise CanvasError(
                     f"base must be a PIL image, got {type(base).__name__}; use Canvas.from_path for files"
                 )
-            image: Image.Image | None = flatten(base)
+            # a copy, so that the caller's image stays theirs (from_path hands over one nobody else holds)
+            image: Image.Image | None = base if not copy_base and base.mode == "RGB" else flatten(base)
+            check_size(*base.size, what="the base image")
             width, height = base.size
         else:
             if isinstance(size, str | bytes) or not isinstance(size, Sequence) or len(size) != 2:
@@ -105,13 +110,16 @@ class Canvas:
         self._image: tuple[int, Image.Image] | None = None
         self._snapshot: tuple[int, Snapshot] | None = None
         self._observations: dict[tuple[int, int, str], Observation] = {}
+        # PNG writers that keep the last image's compressed row bands: a step recompresses only what it changed
+        self._png = PngWriter(PNG_LEVEL)
+        self._scaled_png = PngWriter(PNG_LEVEL)
 
     # ----------------------------------------------------------------- construction and replay
 
     @classmethod
     def from_path(cls, path: str | Path) -> Canvas:
         """Return a canvas over the image at ``path`` (size-checked before decoding, flattened to RGB)."""
-        return cls(base=open_image(path))
+        return cls(base=open_image(path), copy_base=False)  # a flattened RGB image nobody else holds
 
     @classmethod
     def replay(cls, base: Image.Image | tuple[int, int], records: Iterable[Mapping[str, Any]]) -> Canvas:
@@ -384,7 +392,7 @@ class Canvas:
         """Return the full-resolution rendering as PNG bytes with their sha256 (cached until the next change)."""
         if self._snapshot is not None and self._snapshot[0] == self._version:
             return self._snapshot[1]
-        png = _encode(self._rendered(), "png")
+        png = self._png.encode(self._rendered())
         snap = Snapshot(png=png, sha256=hashlib.sha256(png).hexdigest(), width=self.width, height=self.height)
         self._snapshot = (self._version, snap)
         return snap
@@ -410,7 +418,7 @@ class Canvas:
             if scale < 1.0:
                 size = (max(1, round(self.width * scale)), max(1, round(self.height * scale)))
                 image = image.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
-            data = _encode(image, fmt)
+            data = self._scaled_png.encode(image) if fmt == "png" else _encode_jpeg(image)
             media = "image/png" if fmt == "png" else "image/jpeg"
             result = Observation(data, media, hashlib.sha256(data).hexdigest(), image.width, image.height)
         self._observations = {k: o for k, o in self._observations.items() if k[0] == self._version}
@@ -534,6 +542,11 @@ class Canvas:
         """Return the current rendering (base, elements, grid) as an RGB image, cached per version."""
         if self._image is not None and self._image[0] == self._version:
             return self._image[1]
+        if not self._elements and self._grid is None:
+            # nothing drawn yet (a solve's first observation): the rendering is the base, pixel for pixel, so
+            # neither cairo nor the round trip through its pixel format is needed (nor loaded) for it
+            self._image = (self._version, self.base)
+            return self.base
         from mcot.canvas import _render
 
         base_surface, base_buffer = self._pixels()
@@ -588,9 +601,7 @@ def _center(targets: list[Element]) -> list[float]:
     return [round((min(xs) + max(xs)) / 2, 9), round((min(ys) + max(ys)) / 2, 9)]
 
 
-def _encode(image: Image.Image, fmt: str) -> bytes:
-    if fmt == "png":
-        return encode_png(image, PNG_LEVEL)  # 2-3x faster than Pillow's adaptive filtering on diagrams
+def _encode_jpeg(image: Image.Image) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format="JPEG", quality=JPEG_QUALITY)
     return buffer.getvalue()

@@ -43,6 +43,18 @@ def is_generated(details: Mapping[str, Any]) -> bool:
     return details.get("task") == "generation" or bool(details.get("generator"))
 
 
+_NAMED_JUDGE = re.compile(r"--judge ([\w.:/-]+[\w/])")
+
+
+def named_judge(scores: Sequence[Score]) -> str:
+    """Return the judge the unjudged scores' protocols name (RBench-V's "pass --judge openai:gpt-4o"), when they all
+    name the same one; else "SPEC"."""
+    named = {
+        match.group(1) for s in scores for match in [_NAMED_JUDGE.search(str(s.details.get("unjudged", "")))] if match
+    }
+    return named.pop() if len(named) == 1 else "SPEC"
+
+
 def advice(scores: Sequence[Score], run: str = "RUN", command: str = "mcot run") -> list[str]:
     """Return one line per kind of undecided score (run errors, budget stops, unjudged, judge errors), or [].
 
@@ -83,7 +95,7 @@ def _answered_advice(scores: Sequence[Score], run: str, command: str) -> list[st
     if unjudged:
         lines.append(
             f"{len(unjudged)} (item, arm) pair(s) unjudged (rules could not decide) and counted as wrong: "
-            f"`mcot score {run} --judge SPEC` decides them"
+            f"`mcot score {run} --judge {named_judge(unjudged)}` decides them"
         )
     if judge_errors:
         lines.append(

@@ -24,10 +24,12 @@ from typing import Any
 from mcot.eval.errors import EvalError
 from mcot.eval.stats import (
     SMALL_DISCORDANCE,
+    Interval,
     detectable_difference,
     exact_paired_interval,
     holm,
     mcnemar_exact,
+    never_zero_width,
     paired_bootstrap,
 )
 from mcot.eval.tables import Table, num, pct
@@ -209,7 +211,11 @@ def paired_difference(
         method = "exact"
     else:
         interval = paired_bootstrap(xs, ys, n_boot=n_boot, seed=seed)
-        method = "bootstrap"
+        low, high, replaced = never_zero_width(
+            (interval.low, interval.high), exact_paired_interval(len(up), len(down), n)
+        )
+        interval = Interval(interval.estimate, low, high, interval.level)
+        method = "exact" if replaced else "bootstrap"
     return GroupComparison(
         "",
         n,

@@ -220,9 +220,11 @@ def _latin_or_digit(char: str) -> bool:
 def last_standalone_letter(text: str, letters: str = "ABCD") -> str | None:
     """Return the last upper-case option letter in `text` that no Latin letter or digit touches, or None.
 
-    The published GePBench rule: punctuation, spaces, markup and CJK characters around a letter leave it
-    standalone (`(C)`, `**C**`, `\\boxed{C}`, `选C`, `答案是C。` read C); a letter inside a word or a number
-    (`CAT`, `B2`) is not one. Only `letters` count (an item's options); lower-case letters never do.
+    mcot's reading of the paper's rule (not the public GePBench code, whose `find_answer` splits on Unicode
+    `\\b\\w+\\b` words, so that `选C` and `答案是C。` hold no letter there: `mcot.eval.protocols.gepbench.public_answer`):
+    punctuation, spaces, markup and CJK characters around a letter leave it standalone (`(C)`, `**C**`,
+    `\\boxed{C}`, `选C`, `答案是C。` read C); a letter inside a word or a number (`CAT`, `B2`) is not one. Only
+    `letters` count (an item's options); lower-case letters never do.
     """
     for index in range(len(text) - 1, -1, -1):
         if text[index] not in letters:

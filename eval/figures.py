@@ -360,7 +360,9 @@ def study_figure(points: Sequence[StudyPoint], out: Path, stem: str = "study") -
                     value = 100 * float(point.value or 0.0)
                     error = None
                     if point.low is not None and point.high is not None:
-                        error = [[value - 100 * point.low], [100 * point.high - value]]
+                        # Wilson's bound at 0/n is ~1e-17, not 0: an interval that does not hold the value draws
+                        # no bar beyond it (matplotlib refuses a negative error)
+                        error = [[max(0.0, value - 100 * point.low)], [max(0.0, 100 * point.high - value)]]
                     axis.barh(y, value, height=width * 0.9, color=colors[arm], xerr=error, capsize=3,
                               label=arm if row == 0 else None)  # fmt: skip
             axis.set_yticks(range(len(models)), [wrap_label(model) for model in models])

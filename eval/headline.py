@@ -24,6 +24,7 @@ from mcot.eval.stats import (
     SMALL_DISCORDANCE,
     detectable_difference,
     exact_paired_interval,
+    never_zero_width,
     sign_flip_p,
     wilson_bounds,
     wilson_interval,
@@ -176,7 +177,12 @@ def difference(
         return None if left is None or right is None else right - left
 
     low, high = _bootstrap(paired, len(ids), seed)
-    return Difference(metric.name, base, arm, len(ids), value, low, high, "bootstrap", p_value, detectable, up + down)
+    if low is not None and high is not None:
+        low, high, replaced = never_zero_width((low, high), exact_paired_interval(up, down, len(ids), estimate=value))
+        method = "exact" if replaced else "bootstrap"
+    else:
+        method = "bootstrap"
+    return Difference(metric.name, base, arm, len(ids), value, low, high, method, p_value, detectable, up + down)
 
 
 def _item_value(score: Score) -> float:

@@ -22,8 +22,12 @@ from typing import Any, Protocol, runtime_checkable
 from mcot.eval.errors import JudgeError, TemplateError
 from mcot.eval.extract import extract_json, extract_rating, extract_yes_no_answers
 
+from mcot.template_text import template_body
+
 # template name -> the placeholders the protocol fills
 TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
+    "mathverse_extract": frozenset({"response"}),
+    "mathverse_score": frozenset({"question", "answer", "extracted"}),
     "rbench_extract": frozenset({"question", "response"}),
     "rbench_verdict": frozenset({"question", "answer", "extracted"}),
     "generic_match": frozenset({"question", "answer", "extracted"}),
@@ -57,14 +61,15 @@ class Template:
 
     def render(self, **values: object) -> str:
         """Return the prompt with every `{{name}}` placeholder replaced; raise TemplateError on a missing value."""
-        missing = {name for name in _PLACEHOLDER.findall(self.text) if name not in values}
+        body = template_body(self.text)
+        missing = {name for name in _PLACEHOLDER.findall(body) if name not in values}
         if missing:
             raise TemplateError(f"template {self.name} ({self.source}) needs {sorted(missing)}, not filled here")
-        return _PLACEHOLDER.sub(lambda match: str(values[match.group(1)]), self.text)
+        return _PLACEHOLDER.sub(lambda match: str(values[match.group(1)]), body)
 
 
 def _make_template(name: str, text: str, source: str) -> Template:
-    unknown = set(_PLACEHOLDER.findall(text)) - TEMPLATE_FIELDS[name]
+    unknown = set(_PLACEHOLDER.findall(template_body(text))) - TEMPLATE_FIELDS[name]
     if unknown:
         raise TemplateError(
             f"template {source} uses {sorted(unknown)}; the {name} protocol fills only {sorted(TEMPLATE_FIELDS[name])}"
@@ -285,6 +290,11 @@ def parse_verdict_exact(raw: str) -> int:
     if text in ("0", "1"):
         return int(text)
     raise JudgeError(f"expected a verdict of exactly 0 or 1, got {raw[:80]!r}")
+
+
+def parse_extraction_verbatim(raw: str) -> str:
+    """Return the judge's extraction reply unchanged, an empty one included (MathVerse_auxeval_extract keeps `res`)."""
+    return raw
 
 
 def parse_extraction_whole(raw: str) -> str:

@@ -51,7 +51,9 @@ VerifierFn = Callable[["Item", Sequence[dict[str, Any]] | None], "TraceVerdict |
 MODULE_NAMES = ("official", "robust", "tables", "verifier", "headline")
 """The fixed names of a benchmark's protocol module: the official protocol, the robust one (absent or None when
 the benchmark has one protocol), the report tables, the trace verifier (absent or None when it has none), the
-headline metrics the report and the study lead with (absent: accuracy over every item, mcot.eval.headline)."""
+headline metrics the report and the study lead with (absent: accuracy over every item, mcot.eval.headline).
+A module may also name `judge`, the judge model its official protocol names (RBench-V: `openai:gpt-4o`), which a
+table scored without it cites (`ScoringSpec.judge`)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ class ScoringSpec:
     verifier: VerifierFn | None = None
     robust: ProtocolFn | None = None
     headline: tuple[Metric, ...] = ()
+    judge: str | None = None
+    """The judge model the official protocol names (RBench-V: GPT-4o), None where it names none."""
 
     @classmethod
     def from_module(cls, module: Any) -> ScoringSpec:
@@ -78,6 +82,7 @@ class ScoringSpec:
             getattr(module, "verifier", None),
             getattr(module, "robust", None),
             tuple(getattr(module, "headline", None) or (OVERALL,)),
+            getattr(module, "judge", None),
         )
 
     def protocol_for(self, name: str) -> ProtocolFn:

@@ -187,12 +187,34 @@ def benchmark_tables(scores: Sequence[Score], protocol: str | None = None) -> li
     for score in scores:
         grouped[score.benchmark].append(score)
     tables: list[Table] = []
+    bounds: list[tuple[list[Table], str]] = []
     for benchmark in sorted(grouped):
-        tables += scoring_spec(benchmark).tables(grouped[benchmark])
+        spec = scoring_spec(benchmark)
+        own = spec.tables(grouped[benchmark])
+        tables += own
+        if needs_a_judge(grouped[benchmark]):
+            bounds.append((own, lower_bound_suffix(spec.judge, protocol)))
     crosstab = trace_crosstab(scores)
     if crosstab is not None:
         tables.append(crosstab)
-    return name_protocol(tables, protocol)
+    named = name_protocol(tables, protocol)
+    for own, suffix in bounds:
+        for table in own:
+            table.title += suffix
+    return named
+
+
+def needs_a_judge(scores: Sequence[Score]) -> bool:
+    """Return whether scores were computed without the judge their protocol needs: some are unjudged for want of
+    a judge (`details.unjudged` asks for `--judge`) and no judge was asked for any of them."""
+    waiting = any(s.method == "none" and "--judge" in str(s.details.get("unjudged", "")) for s in scores)
+    return waiting and not any(s.judge for s in scores)
+
+
+def lower_bound_suffix(judge: str | None, protocol: str | None) -> str:
+    """Return what a table title adds when its numbers are a lower bound: which `--judge` gives the real number."""
+    number = f"the {protocol} number" if protocol else "the number"
+    return f", rules only: lower bound; `--judge {judge or 'SPEC'}` gives {number}"
 
 
 def method_table(scores: Sequence[Score]) -> Table:
@@ -328,10 +350,14 @@ def _arm_label(run: Run, arm: str) -> str:
 
 def protocol_tables(run: Run, scores: Sequence[Score], protocol: str | None) -> list[Table]:
     """Return the tables of scores made under one protocol (methods, benchmarks, arm comparisons), titles naming it."""
-    tables = [method_table(scores), *benchmark_tables(scores)]
+    compared: list[Table] = []
     for comparison in run_comparisons(run, scores):
-        tables += comparison.tables()
-    return name_protocol(tables, protocol)
+        compared += comparison.tables()
+    return [
+        *name_protocol([method_table(scores)], protocol),
+        *benchmark_tables(scores, protocol),  # names the protocol itself, and says when a table is a lower bound
+        *name_protocol(compared, protocol),
+    ]
 
 
 def _count(value: int | None) -> str:

@@ -121,9 +121,19 @@ def srcc(x: Sequence[float], y: Sequence[float]) -> float:
     return plcc(rank_average(list(x)), rank_average(list(y)))
 
 
-SMALL_DISCORDANCE = 10
-"""Fewer discordant pairs than this: a paired difference gets the exact conditional interval, not a bootstrap
-(which can be zero-width, e.g. [+100, +100] from 4 pairs that all went one way)."""
+SMALL_DISCORDANCE = 20
+"""Fewer discordant pairs than this: a paired difference gets the exact conditional interval, not a percentile
+bootstrap (which can be zero-width, e.g. [+100, +100] from 12 pairs that all went one way). From this many on, a
+bootstrap that still comes out zero-width is replaced by the exact interval too (`never_zero_width`)."""
+
+
+def never_zero_width(bootstrap: tuple[float, float], exact: Interval) -> tuple[float, float, bool]:
+    """Return (low, high, replaced): the bootstrap bounds, or the exact interval's when the bootstrap has zero width
+    (every resample gave the same difference); only a comparison over no pair may have no width."""
+    low, high = bootstrap
+    if low == high:
+        return exact.low, exact.high, True
+    return low, high, False
 
 
 def normal_quantile(q: float) -> float:
@@ -138,9 +148,7 @@ def _log_pmf(k: int, n: int, p: float) -> float:
         return 0.0 if k == 0 else -math.inf
     if p >= 1:
         return 0.0 if k == n else -math.inf
-    return (
-        math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * math.log(p) + (n - k) * math.log1p(-p)
-    )
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * math.log(p) + (n - k) * math.log1p(-p)
 
 
 def binomial_cdf(k: int, n: int, p: float) -> float:

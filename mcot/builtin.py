@@ -8,6 +8,7 @@ backend's SDK, a benchmark's protocol, a loader's pyarrow are imported when firs
 from __future__ import annotations
 
 from mcot.declare import (
+    DEFAULT_SYSTEM_PROMPT,
     declare_answer_form,
     declare_backend,
     declare_benchmark,
@@ -51,10 +52,12 @@ declare_generator("procedural", f"{_GENERATORS}:procedural", usage="procedural",
 for _module in ("canvas_ops", "geometry", "optics", "physics", "graphs", "perception", "maze_image", "algebra"):
     declare_tools(f"mcot.tools.{_module}")
 declare_toolset("text", (), description="no tools: one answer in words")
-declare_toolset("canvas", "mcot.tools.toolsets:canvas_tools",
+declare_toolset("canvas", "mcot.tools.toolsets:canvas_tools", system_prompt=DEFAULT_SYSTEM_PROMPT,
                 description="only the canvas tools (draw, transform, edit, undo, zoom, grid) and the canvas image")  # fmt: skip
-declare_toolset("tools", "mcot.tools.toolsets:every_tool", description="the canvas and the domain tools")
+declare_toolset("tools", "mcot.tools.toolsets:every_tool", system_prompt=DEFAULT_SYSTEM_PROMPT,
+                description="the canvas and the domain tools")  # fmt: skip
 declare_toolset("canvas-blind", "mcot.tools.toolsets:canvas_tools", sees_canvas=False,
+                system_prompt=DEFAULT_SYSTEM_PROMPT,
                 description="ablation: the canvas tools, but the canvas image only in the first observation; "
                 "after that what changed is said in words")  # fmt: skip
 declare_toolset("look", ("zoom", "show_grid"), system_prompt="system.look.txt",
@@ -93,8 +96,11 @@ declare_benchmark(
     description="GOBench: geometric optics; understanding (rate generated images) and generation",
     prompt="task.gobench.txt",
     answer="bare",
-    inference="text arm: the image and the critic's instructions (mcot's wording of VLMEvalKit GOBenchDataset's SYS "
-    "and question, with the Total Score line its parser reads), no token cap; the arms with tools add the canvas system prompt, tool definitions and up to --max-steps turns",
+    max_new_tokens=2048,
+    inference="text arm: the image, then VLMEvalKit GOBenchDataset's SYS + '\\n' + question (the TSV's question where "
+    "the TSV is given, else mcot's rendering of the record with the Total Score line its parser reads), at most 2048 "
+    "tokens (VLMEvalKit's API default); "
+    "the arms with tools add the canvas system prompt, tool definitions and up to --max-steps turns",
     protocols="mcot.eval.protocols.gobench",
     loader=f"{_LOADERS}.gobench",
 )
@@ -103,8 +109,10 @@ declare_benchmark(
     description="RBench-V: 803 visual-reasoning items that need drawing (math, physics, counting, game)",
     prompt="task.rbench-v.txt",
     answer="boxed",
-    inference="text arm: the RBench-V VLMEvalKit fork's order (solve from the picture step by step, one \\boxed "
-    "final answer on the last line, `Question: …`, `Answer:`), no token cap; the arms with tools add the canvas system prompt, tool definitions and up to --max-steps turns",
+    max_new_tokens=2048,
+    inference="text arm: the RBench-V VLMEvalKit fork's build_prompt verbatim (with or without 'according to the "
+    "given picture'), the question as the dataset holds it, at most 2048 tokens (VLMEvalKit's API default); the arms "
+    "with tools add the canvas system prompt, tool definitions and up to --max-steps turns",
     protocols="mcot.eval.protocols.rbench_v",
     loader=f"{_LOADERS}.rbench_v",
 )

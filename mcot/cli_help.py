@@ -61,11 +61,15 @@ def _no_type(ctx: Any = None) -> None:
     return None
 
 
-def placeholder(param: Any) -> None:
+_SHOWING_HELP = "mcot.showing_help"
+"""The context's `meta` key set while a help page is made: only then are registries read into help texts."""
+
+
+def placeholder(param: Any, *, fill: bool = True) -> None:
     """Give one parameter the placeholder its help line shows: none for a flag, its name for an option or an
-    argument (without Typer's `<path>` type label)."""
+    argument (without Typer's `<path>` type label); `fill` its help text's `{registry}` names too."""
     kind = getattr(param, "param_type_name", "")
-    if getattr(param, "help", None):
+    if fill and getattr(param, "help", None):
         param.help = filled(param.help)
     if kind == "argument" and hasattr(param, "display_type_rich"):
         param.display_type_rich = _no_type
@@ -84,9 +88,17 @@ class _Placeholders:
     def get_params(self, ctx: Any) -> list[Any]:
         """Return the command's parameters (help option included) with their placeholders set."""
         params: list[Any] = super().get_params(ctx)  # type: ignore[misc]
+        # parsing a command line asks for the parameters too: the registries (which import the canvas ops, the
+        # tools, the loaders) are read only for a help page, not on the way to running the command
+        fill = bool(getattr(ctx, "meta", {}).get(_SHOWING_HELP))
         for param in params:
-            placeholder(param)
+            placeholder(param, fill=fill)
         return params
+
+    def get_help(self, ctx: Any) -> str:
+        """Return the help page, with the registries' names filled into the help texts."""
+        ctx.meta[_SHOWING_HELP] = True
+        return str(super().get_help(ctx))  # type: ignore[misc]
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         """Return the usage line's pieces with required arguments bare (`RUN`), optional ones in brackets."""

@@ -205,15 +205,16 @@ class Toolset:
 
     `sees_canvas` False: the model is shown the canvas only in the first observation; after each round of tool
     calls it is told in words what changed (the `canvas-blind` ablation), and tool results carry no image.
-    `system_prompt` names the template (agents/prompts) of the system prompt of an arm with tools: the canvas's
-    by default; an arm that offers no drawing (`look`) says what it does offer.
+    `system_prompt` names the template (agents/prompts, or `package:file.txt`) of the system prompt of an arm with
+    tools (`system.canvas.txt` for the canvas arms; `look` says what it offers); None: a prompt generated from
+    the toolset's own tools (`system.generated.txt`), so that no arm is told of tools it does not offer.
     """
 
     name: str
     tools: Callable[[], tuple[str, ...]]
     description: str = ""
     sees_canvas: bool = True
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    system_prompt: str | None = None
 
 
 def declare_toolset(
@@ -222,7 +223,7 @@ def declare_toolset(
     *,
     description: str,
     sees_canvas: bool = True,
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+    system_prompt: str | None = None,
     replace: bool = False,
 ) -> Toolset:
     """Declare a named toolset (a list of tool names, or a function returning them); return the declaration.

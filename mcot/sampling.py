@@ -51,3 +51,20 @@ def stratified_sample(items: Sequence[T], n: int, seed: int) -> list[T]:
     """Return `n` of `items` (all when there are fewer), stratified by benchmark and category, in source order."""
     chosen = sample_positions((stratum(item) for item in items), n, seed)
     return [item for index, item in enumerate(items) if index in chosen]
+
+
+def coverage(items: Iterable[Item]) -> str:
+    """Return which benchmarks and categories `items` hold and how many of each, in order of first appearance:
+    `12 items: games 6 (bounce 3, maze 3); gepbench 6 (counting 4, size 2)` (what a limited or sampled run covers)."""
+    counts: dict[str, dict[str, int]] = {}
+    total = 0
+    for item in items:
+        benchmark, category = stratum(item)
+        per = counts.setdefault(benchmark, {})
+        per[category or "—"] = per.get(category or "—", 0) + 1
+        total += 1
+    parts = [
+        f"{benchmark} {sum(per.values())} ({', '.join(f'{name} {n}' for name, n in per.items())})"
+        for benchmark, per in counts.items()
+    ]
+    return f"{total} items: " + "; ".join(parts) if parts else "0 items"

@@ -34,6 +34,7 @@ from urllib.parse import quote
 from mcot.eval.advice import MISSING_STATUS
 from mcot.eval.ratings import rating_form
 from mcot.rundir import SCORES, Run, compact_json, latest_by_key, open_run, read_jsonl, write_text_atomic
+from mcot.rundir.traces import sent_to_model
 
 TEMPLATE = "viewer.html"
 SHARD_BYTES = 256 * 1024
@@ -205,6 +206,7 @@ def _detail(
         "method": (score or {}).get("method"),
         "judge": ((score or {}).get("judge") or {}).get("spec"),
         "verdict": trace_verdict(score),
+        "sent": sent_to_model(steps),  # the system prompt and tool schemas, as sent
         "steps": [_shown_step(step, links) for step in steps],
     }
     return {key: value for key, value in detail.items() if value not in (None, [], "")}, steps

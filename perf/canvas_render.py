@@ -2,7 +2,7 @@
 
 References, measured in the same run, on this machine, on the same scene: a matplotlib figure redrawn per step
 (what code-executing sketchpad agents do), and the PNG floor: encoding alone of the final observation with the
-canvas's own PNG writer (`mcot.canvas._canvas._encode`), at its zlib level (PNG_LEVEL) and at the observation's own
+canvas's own PNG writer (`mcot.canvas._png.encode_png`, every band compressed afresh), at its zlib level (PNG_LEVEL) and at the observation's own
 size, so that the ratio compares like with like. Pillow's writer at the same level is printed beside it. Prints medians and ratios; the last line is
 ``step_ms=<median> ratio_vs_matplotlib=<x> ratio_vs_encode_floor=<y>``.
 
@@ -22,7 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 from mcot.canvas import Canvas
-from mcot.canvas._canvas import PNG_LEVEL, _encode
+from mcot.canvas._canvas import PNG_LEVEL
+from mcot.canvas._png import encode_png
 from PIL import Image, ImageDraw
 
 SIZE = 1024
@@ -171,7 +172,7 @@ def main() -> None:
         {max(1, round(options.steps * (i + 1) / options.matplotlib_samples)) for i in range(options.matplotlib_samples)}
     )
     mpl_ms = statistics.median(time_matplotlib(base, ops, sample))
-    floor, floor_bytes = time_encode(lambda image: _encode(image, "png"), final, 9)
+    floor, floor_bytes = time_encode(lambda image: encode_png(image, PNG_LEVEL), final, 9)
     pillow, pillow_bytes = time_encode(pillow_png, final, 9)
     floor_ms, pillow_ms = statistics.median(floor), statistics.median(pillow)
     tail = min(10, len(ops))

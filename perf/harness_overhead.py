@@ -12,14 +12,15 @@ before the clock starts.
     ratio to inspect_ai's; (b) 200 ms latency, concurrency 32, about 2,000 model calls in the canvas arm: wall
     time from the first request to the end against the ideal (calls × 0.2 s / 32); (c) start-up of
     `mcot run --limit 1` with an OpenAI-compatible model (its default arms, text and canvas; and the text arm
-    alone): exec to the first request the server sees (startup_s: the default arms), and the exit (the last
-    request to the process's end).
+    alone): exec to the first request the server sees (startup_s: the default arms), the exit (the last
+    request to the process's end), and the CPU seconds of the whole command (startup_cpu_s: the figure that
+    holds on a busy machine, where the wall-clock ones include the wait for a core).
 
 (a) and (b) also run mcot with aiohttp in place of its own plain HTTP client (`mcot-aiohttp`, when aiohttp is
 installed: perf/aiohttp_client.py), the well-kept client it is weighed against (issue 21, part 12).
 
 Usage: python perf/harness_overhead.py [--quick] [--repeats 3] [--concurrency 32] [--no-aiohttp]
-Last line: `text_ratio_vs_inspect=… tool_ratio_vs_inspect=… wall_vs_ideal=… startup_s=…
+Last line: `text_ratio_vs_inspect=… tool_ratio_vs_inspect=… wall_vs_ideal=… startup_s=… startup_cpu_s=…
 aiohttp_text_ratio_vs_inspect=… aiohttp_tool_ratio_vs_inspect=… aiohttp_vs_plain_text=… aiohttp_vs_plain_tool=…`
 (ratios n/a without inspect_ai or aiohttp).
 """
@@ -294,21 +295,29 @@ def measure(
     return Measured(result["cpu_s"], result["wall_s"], stats["calls"], stats["first"], result["end"], stats["cpu_s"])
 
 
-def startup(server: ServerProcess, items: Path, scratch: Path, mode: str | None = None) -> tuple[float, float]:
-    """Return (seconds from exec to the first request, seconds from the last request to the exit) of one
-    `mcot run --limit 1` with an OpenAI-compatible model (its default arms, or `--mode mode`)."""
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def startup(server: ServerProcess, items: Path, scratch: Path, mode: str | None = None) -> tuple[float, float, float]:
+    """Return (seconds from exec to the first request, seconds from the last request to the exit, CPU seconds of
+    the whole command) of one `mcot run --limit 1` with an OpenAI-compatible model (its default arms, or
+    `--mode mode`). The CPU figure holds on a busy machine, where the wall-clock ones wait for a core."""
     mcot = shutil.which("mcot", path=str(Path(sys.executable).parent)) or shutil.which("mcot") or "mcot"
     out = Path(tempfile.mkdtemp(prefix="startup-", dir=scratch)) / "run"
     command = [mcot, "run", "--data", str(items), "--model", "openai-compatible:m", "--base-url", server.url]
     command += ["--out", str(out), "--limit", "1", *(["--mode", mode] if mode else [])]
     server.stats()
+    cpu = _children_cpu_s()
     began = time.time()
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     ended = time.time()
+    cpu = _children_cpu_s() - cpu
     stats = server.stats()
     if done.returncode or not stats["first"]:
         raise RuntimeError(f"mcot run --limit 1 failed ({done.returncode}): {done.stderr[-2000:]}")
-    return stats["first"] - began, ended - stats["last"]
+    return stats["first"] - began, ended - stats["last"], cpu
 
 
 def generate_items(folder: Path, per_task: int) -> Path:
@@ -446,9 +455,11 @@ def main() -> None:
                 runs = ", ".join(f"{t[0]:.2f}" for t in times)
                 arms = "the default arms (text, canvas)" if mode is None else f"--mode {mode}"
                 print(f"  {arms}: exec to the first request {first:.3f} s (runs: {runs}); ", end="")
-                print(f"the last request to the process's end {_median([t[1] for t in times]):.3f} s")
+                print(f"the last request to the process's end {_median([t[1] for t in times]):.3f} s; ", end="")
+                print(f"CPU of the whole command {_median([t[2] for t in times]):.3f} s")
                 if mode is None:
                     startup_s = first
+                    startup_cpu_s = _median([t[2] for t in times])
 
         with ServerProcess(LATENCY_S) as server:
             ideal = None
@@ -470,7 +481,7 @@ def main() -> None:
     aiohttp_b = walls.get("mcot-aiohttp")
     print(
         f"text_ratio_vs_inspect={_fmt_ratio(ratios['text'])} tool_ratio_vs_inspect={_fmt_ratio(ratios['canvas'])} "
-        f"wall_vs_ideal={wall_vs_ideal:.2f} startup_s={startup_s:.2f} "
+        f"wall_vs_ideal={wall_vs_ideal:.2f} startup_s={startup_s:.2f} startup_cpu_s={startup_cpu_s:.2f} "
         f"aiohttp_text_ratio_vs_inspect={_fmt_ratio(alternative.get('vs_inspect_text'))} "
         f"aiohttp_tool_ratio_vs_inspect={_fmt_ratio(alternative.get('vs_inspect_canvas'))} "
         f"aiohttp_vs_plain_text={_fmt_ratio(alternative.get('vs_plain_text'))} "

@@ -156,9 +156,9 @@ def call(name: str, arguments: dict[str, Any] | str | None, canvas: Any) -> Tool
 
 
 def _call(name: str, arguments: dict[str, Any] | str | None, canvas: Any) -> ToolResult:
-    tools = registry()
-    spec = tools.get(name) if isinstance(name, str) else None
+    spec = lookup(name)  # by name: a call of a canvas tool never imports the domain tools' modules
     if spec is None:
+        tools = registry()
         shown = _short(repr(name), 80)  # a name is echoed briefly, however long it was
         close = difflib.get_close_matches(name[:100], list(tools), n=3) if isinstance(name, str) else []
         hint = f" Did you mean {', '.join(close)}?" if close else ""

@@ -10,7 +10,7 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
-from mcot.tools.registry import ToolSpec, registry
+from mcot.tools.registry import ToolSpec, lookup, registry
 
 COMPATIBLE_KEYWORDS = frozenset({"type", "properties", "required", "items", "enum", "description"})
 """The schema keywords kept for OpenAI-compatible servers (vLLM, SGLang, Ollama, LM Studio)."""
@@ -82,14 +82,14 @@ def flavored_tools(flavor: str, names: Iterable[str] | None = None) -> list[dict
 
 
 def _select(names: Iterable[str] | None) -> list[ToolSpec]:
-    tools = registry()
     if names is None:
-        return list(tools.values())
+        return list(registry().values())
     chosen = []
     for name in names:
-        if name not in tools:
-            raise KeyError(f"unknown tool {name!r}; known tools: {', '.join(tools)}")
-        chosen.append(tools[name])
+        spec = lookup(name)  # by name: the other tool modules load only when a name is not loaded yet
+        if spec is None:
+            raise KeyError(f"unknown tool {name!r}; known tools: {', '.join(registry())}")
+        chosen.append(spec)
     return chosen
 
 

@@ -21,7 +21,11 @@ from typing import Any
 
 from mcot.agents.errors import PromptError
 
+from mcot.template_text import template_body
+
 DEFAULT_TASK_TEMPLATE = "task.default.txt"
+GENERATED_SYSTEM_PROMPT = "system.generated.txt"
+"""The system prompt of an arm whose toolset names none: it lists the arm's own tools (`tool_summaries`) and no other."""
 IMAGE_TASK_TEMPLATE = "task.image.txt"
 _ANSWER_FORMATS = {
     "choice": "the option's letter",
@@ -47,9 +51,10 @@ class PromptTemplate:
         return cls(name, text, hashlib.sha256(text.encode("utf-8")).hexdigest())
 
     def render(self, **values: Any) -> str:
-        """Return the template filled with `values`; raise PromptError naming a missing placeholder."""
+        """Return the template (its source header left out) filled with `values`; raise PromptError naming a
+        missing placeholder."""
         try:
-            return string.Template(self.text).substitute(values).strip()
+            return string.Template(template_body(self.text)).substitute(values).strip()
         except (KeyError, ValueError) as exc:
             raise PromptError(f"prompt template {self.name} needs the value {exc}") from None
 
@@ -89,6 +94,17 @@ def _fill_at_load(text: str) -> str:
 def _template_files() -> list[str]:
     """Return the names of the template files of this folder, sorted."""
     return sorted(p.name for p in resources.files(__package__).iterdir() if p.name.endswith(".txt"))
+
+
+def tool_summaries(schemas: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Return (name, the first line of its description) of each tool entry (Chat Completions or Messages form)."""
+    found: list[tuple[str, str]] = []
+    for entry in schemas:
+        spec = entry.get("function", entry) if isinstance(entry, dict) else {}
+        name = str(spec.get("name") or "")
+        description = str(spec.get("description") or "").strip().splitlines()
+        found.append((name, description[0] if description else ""))
+    return found
 
 
 # --- final-answer writers ----------------------------------------------------------------------------------
@@ -167,20 +183,41 @@ def prompt_hashes(benchmarks: Iterable[str] | None = None) -> dict[str, str]:
     return dict(sorted(known.items()))
 
 
-def render_task(benchmark: str, question: str, choices: tuple[str, ...] | None, answer_type: str) -> str:
+def render_task(
+    benchmark: str, question: str, choices: tuple[str, ...] | None, answer_type: str, *, has_image: bool = True
+) -> str:
     """Return the task text of an item under its benchmark's inference protocol.
 
     An item answered with an image (a diagram to edit) gets `task.image.txt` whatever its benchmark: its answer
-    is the final canvas, not a line of text.
+    is the final canvas, not a line of text. An item without an image gets its benchmark's text-only template
+    where one exists (`NAME.text-only.txt` beside `NAME.txt`: a public prompt that says "according to the given
+    picture" only when there is one). The question is sent as the item holds it.
     """
     lines = "".join(f"{chr(65 + i)}. {choice}\n" for i, choice in enumerate(choices or ()))
-    template = load_prompt(IMAGE_TASK_TEMPLATE) if answer_type == "image" else task_format(benchmark).template
+    if answer_type == "image":
+        template = load_prompt(IMAGE_TASK_TEMPLATE)
+    else:
+        template = task_format(benchmark).template
+        if not has_image:
+            template = text_only_variant(template)
     return template.render(
-        question=question.strip(),
+        question=question,
         choices_lines=lines,
         choices_block=("\n\n" + lines.rstrip("\n")) if lines else "",
         answer_format=_ANSWER_FORMATS.get(answer_type, "a short answer"),
     )
+
+
+def text_only_variant(template: PromptTemplate) -> PromptTemplate:
+    """Return the text-only sibling of a task template (`NAME.text-only.txt` beside `NAME.txt`), else the template."""
+    stem, dot, suffix = template.name.rpartition(".")
+    if not dot or suffix != "txt":
+        return template
+    sibling = f"{stem}.text-only.txt"
+    try:
+        return load_template(sibling)
+    except PromptError:
+        return template
 
 
 def format_final_answer(benchmark: str, value: str) -> str:

@@ -72,7 +72,7 @@ def load(
         raise LoaderError(f"{path}: the JSON nests too deeply to read; nothing could be read") from None
     if not isinstance(records, list):
         raise LoaderError(f"{path}: expected a JSON list of records, got a {type(records).__name__}")
-    human: dict[int, tuple[str, dict[str, float]]] = {}
+    human: dict[int, HumanRow] = {}
     if scores is not None:
         human, score_skips = read_scores(Path(scores), records)
         yield from score_skips
@@ -105,6 +105,10 @@ def _fields(record: Any) -> dict[str, str]:
     return record
 
 
+HumanRow = tuple[str, dict[str, float], str]
+"""A row of VLMEvalKit's GOBench TSV: its answer (the human scores as text), the scores read, its question."""
+
+
 def scenario_of(index: str) -> str:
     """Return the scenario key of a record index (`direct_light_images_1.2` → `direct_light_images_1`)."""
     return re.sub(r"\.\d+$", "", index)
@@ -115,23 +119,30 @@ def reality_questions(text: str) -> list[str]:
     return [_NUMBERING.sub("", line).strip() for line in text.splitlines() if line.strip()]
 
 
-def _understanding_item(
-    record: Any, position: int, root: Path, human: tuple[str, dict[str, float]] | None, max_pixels: int
-) -> LoadedItem:
+def _understanding_item(record: Any, position: int, root: Path, human: HumanRow | None, max_pixels: int) -> LoadedItem:
     fields = _fields(record)
     data = read_inside(root, fields["image"])
     image = check_image(data, max_pixels=max_pixels)
     item_id = _SAFE_ID.sub("_", fields["index"])
     rel = f"images/gobench/{item_id}{image.suffix}"
-    question = render(
-        "gobench_understanding",
-        prompt=fields["prompt"],
-        reality_questions=fields["Questions_reality"],
-        aesthetics_question=fields["Question_aesthetics"],
-        consistency_question=fields["Question_Instruction_consistency"],
-    )
+    tsv_question = human[2] if human else ""
+    if tsv_question.strip():
+        # VLMEvalKit's build_prompt sends SYS + '\n' + the TSV's question: the question as the TSV holds it
+        question, source = tsv_question, "tsv"
+    else:
+        question, source = (
+            render(
+                "gobench_understanding",
+                prompt=fields["prompt"],
+                reality_questions=fields["Questions_reality"],
+                aesthetics_question=fields["Question_aesthetics"],
+                consistency_question=fields["Question_Instruction_consistency"],
+            ),
+            "mcot",
+        )
     meta: dict[str, Any] = {
         "task": "understanding",
+        "question_source": source,
         "scenario": scenario_of(fields["index"]),
         "position": position,
         "questions_reality": reality_questions(fields["Questions_reality"]),
@@ -152,9 +163,7 @@ def _understanding_item(
     return LoadedItem(item, {rel: image.data})
 
 
-def _generation_items(
-    records: list[Any], human: dict[int, tuple[str, dict[str, float]]], tally: Tally
-) -> Iterator[LoadedItem | Skip]:
+def _generation_items(records: list[Any], human: dict[int, HumanRow], tally: Tally) -> Iterator[LoadedItem | Skip]:
     """Yield one generation item per scenario, in order of first appearance; the prompt is the question."""
     scenarios: dict[str, list[tuple[int, dict[str, str]]]] = {}
     for position, record in enumerate(records):
@@ -215,8 +224,8 @@ def parse_scores(answer: str) -> dict[str, float] | None:
     return found
 
 
-def read_scores(path: Path, records: list[Any]) -> tuple[dict[int, tuple[str, dict[str, float]]], list[Skip]]:
-    """Return human scores by record position from the VLMEvalKit GOBench TSV, plus skips for unusable rows.
+def read_scores(path: Path, records: list[Any]) -> tuple[dict[int, HumanRow], list[Skip]]:
+    """Return (answer, human scores, question) by record position from the VLMEvalKit GOBench TSV, plus skips.
 
     Rows are joined on `index` equal to the record's index; when no row index names a record, an integer
     `index` is taken as the record's 0-based position, checked against the prompt when the row's question
@@ -231,7 +240,7 @@ def read_scores(path: Path, records: list[Any]) -> tuple[dict[int, tuple[str, di
     if not rows or "index" not in rows[0] or "answer" not in rows[0]:
         raise LoaderError(f"{path}: a GOBench score TSV needs the columns index and answer")
     named = any(str(row["index"]).strip() in by_index for row in rows)
-    found: dict[int, tuple[str, dict[str, float]]] = {}
+    found: dict[int, HumanRow] = {}
     skips: list[Skip] = []
     for number, row in enumerate(rows):
         where = f"{path.name}:row {number}"
@@ -253,5 +262,5 @@ def read_scores(path: Path, records: list[Any]) -> tuple[dict[int, tuple[str, di
         if parsed is None:
             skips.append(Skip(where, "bad score row", f"answer {answer[:60]!r} lacks one of the three scores"))
             continue
-        found[position] = (answer.strip(), parsed)
+        found[position] = (answer.strip(), parsed, question)
     return found, skips

@@ -43,7 +43,7 @@ async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any]
         scorer.settle(score, False, match="no-answer")
         return
     if scorer.judge is None:
-        scorer.unjudged(score, "rules cannot compare the answers")
+        scorer.unjudged(score, "rules cannot compare the answers: pass --judge")
         return
     reply = await scorer.ask(
         "generic_match", judges.parse_binary, question=item.question, answer=item.answer, extracted=extracted or ""

@@ -1,4 +1,4 @@
-"""GePBench's scoring: the paper's option-letter rule (`official`), mcot's reading (`robust`), its table.
+"""GePBench's scoring: the public code's letter rule (`official`), mcot's reading (`robust`), its table.
 
 Both compare one option letter with the item's answer (stored as a letter, or as the choice value as in the
 native files) and record `score.extracted`, `details["match"]` and the item's `details["level"]` (the report's
@@ -9,11 +9,12 @@ of the 12 cells (as in the paper). No trace verifier.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from mcot.benchmarks.item import Item
-from mcot.eval.extract import extract_choice_robust, last_standalone_letter, option_letters
+from mcot.eval.extract import extract_choice_robust, option_letters
 from mcot.eval.headline import Metric
 from mcot.eval.match import normalize_text
 from mcot.eval.protocols.scorer import Scorer
@@ -50,10 +51,35 @@ def _settle(scorer: Scorer, item: Item, score: Score, letter: str | None, match:
     scorer.settle(score, letter is not None and letter == expected, match=match)
 
 
+PUBLIC_LETTERS = "ABCD"
+"""The letters the public `find_answer` accepts, whatever the number of choices."""
+_WORD = re.compile(r"\b\w+\b")
+
+
+def public_answer(text: str, choices: Sequence[Any] | None) -> tuple[str | None, str]:
+    """Return (letter, rule) as geocap's `find_answer` reads `text`: the last one-character `\\b\\w+\\b` word in ABCD.
+
+    Words are Unicode (`\\w` holds CJK characters, digits and `_`), so `答案是B`, `选C`, `B选项` and `A_` hold no
+    letter. With no letter, the one choice text found in the response (a plain, case-sensitive substring) is the
+    public prediction: a one-character choice text `c` stands for the letter `chr(ord(c))` as the public accuracy
+    compares `ord(c) - ord("A")` ("choice-text-ord"); a longer one makes the public accuracy raise (TypeError), and
+    mcot scores it wrong ("choice-text-crash"). None found, or several: no letter ("no-letter").
+    """
+    for word in reversed(_WORD.findall(text)):
+        if len(word) == 1 and word in PUBLIC_LETTERS:
+            return word, "letter"
+    found = [str(choice) for choice in choices or [] if str(choice) in text]
+    if len(found) != 1:
+        return None, "no-letter"
+    if len(found[0]) == 1:
+        return found[0], "choice-text-ord"
+    return None, "choice-text-crash"
+
+
 async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
-    """Score by the paper's rule: the last standalone upper-case option letter in the response; none → wrong."""
-    letter = last_standalone_letter(text, option_letters(item.choices))
-    _settle(scorer, item, score, letter, "letter" if letter else "no-letter")
+    """Score as geocap eval/gepbench.py does: `find_answer`'s letter against the answer's index; none → wrong."""
+    letter, rule = public_answer(text, item.choices)
+    _settle(scorer, item, score, letter, rule)
 
 
 async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:

@@ -1,14 +1,17 @@
-"""RBench-V's scoring: `official` (the published judge pipeline, to the letter), `robust` (mcot's rules), its table.
+"""RBench-V's scoring: `official` (the published judge pipeline, in its own words), `robust` (mcot's rules), its table.
 
-Official: the judge copies the final answer out of the response (`rbench_extract`, up to 5 tries at rising
-temperature); an extracted string equal to the standard answer once both are trimmed is correct with no
-verdict call; otherwise the judge's reply to `rbench_verdict` must be exactly `0` or `1` (up to 5 tries), and
-5 failed tries score 0 (method `judge_error`, counted wrong). No tolerance, units or boxed shortcut. Without a
-judge only `exact_reading` can settle an item (correct); everything else is unjudged.
+Official (the RBench-V VLMEvalKit fork's evaluate(), with VLMEvalKit's MathVerse helpers): the judge extracts the
+answer with MathVerse's extraction prompt (`mathverse_extract`, quoted verbatim; the reply is kept as it is, up to
+5 tries when the call fails, try k at temperature 0.5·k); an extraction equal to the item's raw answer once both
+are trimmed is correct with no verdict call; otherwise the judge's reply to MathVerse's scoring prompt
+(`mathverse_score`) must be exactly `0` or `1` (up to 5 tries), and 5 failed tries score 0 (method `judge_error`,
+counted wrong). The judge the fork names is GPT-4o (`OFFICIAL_JUDGE`). No tolerance, units or boxed shortcut.
+Without a judge only `exact_reading` can settle an item (correct); everything else is unjudged, so the table is a
+lower bound (its title says so).
 
 Robust: the last `\\boxed{}` (or, for choice items, the option letter) is matched by rules (`rbench_match`:
-counts, angles, then `mcot.eval.match.match_answer`); what they cannot settle goes to the judge, once per stage.
-docs/scoring.md lists every rule of both.
+counts, angles, then `mcot.eval.match.match_answer`); what they cannot settle goes to the judge with mcot's own
+`rbench_extract` / `rbench_verdict`, once per stage. docs/scoring.md lists every rule of both.
 
 The table: accuracy per arm, Overall and w/o Math as micro means over items (as in the paper), each category.
 No trace verifier.
@@ -35,6 +38,13 @@ OFFICIAL_TRIES = 5
 """Calls per judge stage in the official protocol before the stage counts as failed (score 0)."""
 OFFICIAL_TEMPERATURE_STEP = 0.5
 """Try k of a stage is asked at temperature k × 0.5 (0, 0.5, 1.0, …) where the judge takes a temperature."""
+OFFICIAL_JUDGE = "openai:gpt-4o"
+"""The judge of the published evaluation (the fork builds GPT-4o); what a message asking for `--judge` names."""
+judge = OFFICIAL_JUDGE
+"""The judge the official protocol names (`ScoringSpec.judge`): what a lower-bound table tells the user to pass."""
+NEEDS_JUDGE = (
+    f"official protocol: only a judge extracts the answer (pass --judge {OFFICIAL_JUDGE}, the published judge)"
+)
 COUNTING = "counting"
 CATEGORIES = ("math", "physics", "counting", "game")
 
@@ -57,25 +67,31 @@ def exact_reading(text: str, answer: str) -> str | None:
     return None
 
 
+def raw_answer(item: Item) -> str:
+    """Return the answer as the dataset holds it (`5`, where the loader maps a choice item's answer to `B`)."""
+    raw = item.meta.get("answer_raw") if isinstance(item.meta, dict) else None
+    return str(raw) if raw is not None else item.answer
+
+
 async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
-    """RBench-V official: judge extraction, exact string or the judge's 0/1 verdict; 5 failed tries score 0."""
+    """RBench-V official: MathVerse extraction, exact string against the raw answer, else the 0/1 verdict."""
+    answer = raw_answer(item)
     if scorer.judge is None:
-        rule = exact_reading(text, item.answer)
+        rule = exact_reading(text, answer)
         if rule is not None:
-            score.extracted = item.answer.strip()
+            score.extracted = answer.strip()
             scorer.settle(score, True, "rule", match=rule)
         else:
-            scorer.unjudged(score, "official protocol: only a judge extracts the answer (no --judge given)")
+            scorer.unjudged(score, NEEDS_JUDGE)
         return
     template = scorer.templates
     extraction = await judges.ask_judge_retrying(
         scorer.judge,
-        template["rbench_extract"],
-        judges.parse_extraction_whole,
+        template["mathverse_extract"],
+        judges.parse_extraction_verbatim,
         tries=OFFICIAL_TRIES,
         temperature_step=OFFICIAL_TEMPERATURE_STEP,
         cache=scorer.cache,
-        question=item.question,
         response=text,
     )
     records = [extraction.record(scorer.judge.spec)]
@@ -85,18 +101,18 @@ async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any]
         return
     extracted = str(extraction.value)
     score.extracted = extracted
-    if extracted.strip() == item.answer.strip():
+    if extracted.strip() == answer.strip():
         scorer.settle(score, True, "judge", match="exact-after-extraction")
         return
     verdict = await judges.ask_judge_retrying(
         scorer.judge,
-        template["rbench_verdict"],
+        template["mathverse_score"],
         judges.parse_verdict_exact,
         tries=OFFICIAL_TRIES,
         temperature_step=OFFICIAL_TEMPERATURE_STEP,
         cache=scorer.cache,
         question=item.question,
-        answer=item.answer,
+        answer=answer,
         extracted=extracted,
     )
     records.append(verdict.record(scorer.judge.spec))
@@ -137,7 +153,8 @@ async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], 
             scorer.settle(score, verdict.equal, match=verdict.rule, **verdict.details)
             return
     if scorer.judge is None:
-        scorer.unjudged(score, "no boxed answer" if extracted is None else "rules cannot compare the answers")
+        reason = "no boxed answer" if extracted is None else "rules cannot compare the answers"
+        scorer.unjudged(score, f"{reason}: pass --judge")
         return
     records: list[dict[str, Any]] = []
     if extracted is None:

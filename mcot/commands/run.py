@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -32,6 +33,8 @@ def run_items(**options: Any) -> int:
                 summary = run_all(config)
         except ValueError as exc:  # a bad model spec or dataset reaches the user as one line
             raise UsageError(str(exc)) from exc
+    if config.limit or config.sample:
+        typer.echo(f"coverage ({_chosen(config)}): {run_coverage(summary.run_dir)}")
     return report_end(summary, describe_arms(config.arms))
 
 
@@ -92,3 +95,17 @@ def print_summary(summary: RunSummary, arms: str) -> None:
         f"details in {summary.run_dir / 'results.jsonl'}",
         err=True,
     )
+
+
+def _chosen(config: RunConfig) -> str:
+    if config.sample:
+        return f"a sample of {config.sample} stratified by benchmark and category, seed {config.seed or 0}"
+    return f"the first {config.limit} items"
+
+
+def run_coverage(run_dir: Path) -> str:
+    """Return the coverage line of a run's frozen items (which benchmarks and categories, how many of each)."""
+    from mcot.benchmarks.item import read_items
+    from mcot.sampling import coverage
+
+    return coverage(read_items(run_dir))

@@ -60,7 +60,7 @@ def run_score(
     if summary.robust is not None:
         sets.append(("robust", summary.robust))
     for name, scores in sets:
-        for table in name_protocol([method_table(scores), *benchmark_tables(scores)], name):
+        for table in [*name_protocol([method_table(scores)], name), *benchmark_tables(scores, name)]:
             typer.echo(table.markdown())
     if summary.robust is not None:
         from mcot.rundir import open_run

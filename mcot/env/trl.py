@@ -54,7 +54,11 @@ class CanvasEnvironment:
 
         opening = self.episode.steps[0]["text"]
         task = render_task(
-            item.benchmark, item.question, tuple(item.choices) if item.choices else None, item.answer_type
+            item.benchmark,
+            item.question,
+            tuple(item.choices) if item.choices else None,
+            item.answer_type,
+            has_image=bool(item.images),
         )
         return [
             {"type": "text", "text": opening},

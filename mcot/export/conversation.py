@@ -4,8 +4,9 @@ What the solver sent (agents/session.py): in the text arm one user turn (the ite
 in an arm with tools a system prompt, a first user turn (the canvas note, the canvas image the model saw,
 the item's other images, the task), then per round the assistant's text and tool calls, one tool result per
 call id, and a user turn with the images tools returned and the updated canvas (or "The canvas is
-unchanged."). The system prompt and the task text are not in the trace: they are rendered again from the
-prompt templates (`Conversation.notes` says when a template differs from the run's, by hash).
+unchanged."). The system prompt, the task text and the tool schemas are read from the trace's first model step
+(`sent`, what the model was given); only a trace written before it was recorded has them rendered again from the
+prompt templates and the arm's declaration (`Conversation.notes` says when a template differs from the run's).
 """
 
 from __future__ import annotations
@@ -68,15 +69,27 @@ def _template_note(pair: Pair, name: str, sha256: str) -> str | None:
     return None
 
 
+def sent_record(pair: Pair) -> dict[str, Any] | None:
+    """Return what the model was given before its first turn, as the trace recorded it (None in older traces)."""
+    from mcot.rundir.traces import sent_to_model
+
+    return sent_to_model(pair.trace)
+
+
 def task_text(pair: Pair, notes: list[str]) -> str:
-    """Return the item's task text as its benchmark's protocol renders it (the text the model was given)."""
+    """Return the item's task text the model was given: the trace's record, else its benchmark's protocol's rendering."""
+    sent = sent_record(pair)
+    if sent is not None and isinstance(sent.get("task"), str):
+        return sent["task"]
     from mcot.agents.prompts import IMAGE_TASK_TEMPLATE, load_prompt, render_task, task_format
+
     item = pair.item
     template = load_prompt(IMAGE_TASK_TEMPLATE) if item.answer_type == "image" else task_format(item.benchmark).template
     note = _template_note(pair, template.name, template.sha256)
     if note:
         notes.append(note)
-    return render_task(item.benchmark, item.question, tuple(item.choices) if item.choices else None, item.answer_type)
+    choices = tuple(item.choices) if item.choices else None
+    return render_task(item.benchmark, item.question, choices, item.answer_type, has_image=bool(item.images))
 
 
 def canvas_size(pair: Pair) -> tuple[int, int]:
@@ -109,17 +122,31 @@ def offered_tools(pair: Pair) -> tuple[str, ...]:
 
 
 def system_prompt(pair: Pair, offered: tuple[str, ...], notes: list[str]) -> str:
-    """Return the system prompt of an arm with tools, rendered as the solver rendered it for this item."""
+    """Return the system prompt of an arm with tools: the trace's record of it, else rendered as the solver renders
+    it for this item (the arm's declared template, or the one generated from its tools)."""
+    from mcot import tools
     from mcot.agents.budget import Budget
-    from mcot.agents.prompts import load_prompt
+    from mcot.agents.prompts import GENERATED_SYSTEM_PROMPT, load_prompt, load_template, tool_summaries
     from mcot.agents.session import drawn_by
+    from mcot.registry import TOOLSETS
 
+    sent = sent_record(pair)
+    if sent is not None and isinstance(sent.get("system"), str):
+        return sent["system"]
     manifest = pair.run.manifest
     max_steps = manifest.config.get("max_steps") or manifest.solver.get("max_steps")
     width, height = canvas_size(pair)
-    canvas = load_prompt("system.canvas.txt")
+    sizes = {"width": width, "height": height, "max_steps": max_steps or Budget().max_steps}
+    declared = TOOLSETS.find(pair.arm)
+    if declared is None or declared.system_prompt is None:
+        generated = load_prompt(GENERATED_SYSTEM_PROMPT)
+        known = [name for name in offered if name in tools.registry()]
+        listing = "\n".join(f"- {name}: {summary}" for name, summary in tool_summaries(tools.openai_tools(known)))
+        notes.extend(note for note in [_template_note(pair, generated.name, generated.sha256)] if note)
+        return generated.render(tool_listing=listing, **sizes)
+    canvas = load_template(declared.system_prompt)
     used = [canvas]
-    prompt = canvas.render(width=width, height=height, max_steps=max_steps or Budget().max_steps)
+    prompt = canvas.render(**sizes)
     if any(drawn_by(name) == "tool" for name in offered):  # as the solver: only an arm with domain tools
         extra = load_prompt("system.domain-tools.txt")
         used.append(extra)

@@ -144,7 +144,7 @@ def write_gepbench(
     rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: ExportView, folder: Path, run: Run
 ) -> int:
     """Write the GePBench script's per-perspective JSONL under FOLDER/<arm>/<level>/; return the lines written."""
-    from mcot.eval.extract import last_standalone_letter, option_letters
+    from mcot.eval.protocols.gepbench import public_answer
 
     files: dict[Path, list[str]] = {}
     items = frozen_items(run)
@@ -153,7 +153,7 @@ def write_gepbench(
         if row.get("benchmark") != "gepbench" or item is None:
             continue
         response = _prediction(row, failed="")
-        pred = last_standalone_letter(response, option_letters(item.choices)) or NO_LETTER
+        pred = public_answer(response, item.choices)[0] or NO_LETTER
         level = str(item.meta.get("level", "all"))
         perspective = str(item.meta.get("aspect", item.category))
         line = {**gepbench_record(item), "response": response, "pred": pred}

@@ -45,7 +45,13 @@ def chat_message(turn: Turn) -> dict[str, Any]:
 
 
 def tool_definitions(pair: Pair, names: tuple[str, ...], notes: list[str]) -> list[dict[str, Any]]:
-    """Return the Chat Completions `tools` entries of the arm's tools (noting tools gone or changed since the run)."""
+    """Return the Chat Completions `tools` entries the model was offered: the trace's record (`sent.tools`), else the
+    arm's tools as registered now (noting tools gone or changed since the run)."""
+    from mcot.export.conversation import sent_record
+
+    sent = sent_record(pair)
+    if sent is not None and isinstance(sent.get("tools"), list) and (sent["tools"] or not names):
+        return [chat_completions_tool(entry) for entry in sent["tools"]]
     if not names:
         return []
     from mcot import tools
@@ -64,6 +70,21 @@ def tool_definitions(pair: Pair, names: tuple[str, ...], notes: list[str]) -> li
     if changed:
         notes.append(f"tool schemas changed since the run, `tools` has the current ones: {', '.join(changed)}")
     return tools.openai_tools(known)
+
+
+def chat_completions_tool(entry: dict[str, Any]) -> dict[str, Any]:
+    """Return a recorded tool entry in Chat Completions form (a Messages API entry `{name, description,
+    input_schema}` becomes `{"type": "function", "function": {name, description, parameters}}`)."""
+    if entry.get("type") == "function" and isinstance(entry.get("function"), dict):
+        return entry
+    return {
+        "type": "function",
+        "function": {
+            "name": entry.get("name"),
+            "description": entry.get("description", ""),
+            "parameters": entry.get("input_schema", entry.get("parameters", {})),
+        },
+    }
 
 
 def messages_view(pair: Pair, catalog: ImageCatalog, notes: list[str]) -> dict[str, Any]:
@@ -143,4 +164,3 @@ def llava_view(pair: Pair, catalog: ImageCatalog, notes: list[str]) -> dict[str,
 def records_view(pair: Pair, catalog: ImageCatalog, notes: list[str]) -> dict[str, Any]:
     """Return the `records` view of a pair (mcot/export/records.py)."""
     return record_view(pair, catalog)
-

@@ -71,10 +71,10 @@ def canvas_arm(arm: str = "canvas", max_steps: int = DEFAULT_MAX_STEPS) -> Solve
     """Return the solver of an arm with tools: the sample's canvas, the arm's prompt and tools, then the tool loop."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        from mcot.agents.prompts import load_prompt
-        from mcot.agents.session import drawn_by
+        from mcot.agents.session import arm_system_prompt
         from mcot.env.canvas_session import CanvasSession
         from mcot.registry import TOOLSETS
+        from mcot.tools import openai_tools
 
         session = CanvasSession(arm, Path(state.metadata["images_root"]))
         opened = session.start(item=state.metadata["item"])
@@ -84,13 +84,16 @@ def canvas_arm(arm: str = "canvas", max_steps: int = DEFAULT_MAX_STEPS) -> Solve
         if declared is None:
             raise ValueError(f"-T arm={arm} is no declared toolset")
         canvas = session.episode.canvas
-        prompt = load_prompt(declared.system_prompt).render(
-            width=canvas.width, height=canvas.height, max_steps=max_steps
+        names = tuple(session.tools)
+        prompt = arm_system_prompt(
+            declared.system_prompt,
+            names,
+            openai_tools(names),
+            width=canvas.width,
+            height=canvas.height,
+            max_steps=max_steps,
+            sees_canvas=declared.sees_canvas,
         )
-        if any(drawn_by(name) == "tool" for name in session.tools):
-            prompt += "\n\n" + load_prompt("system.domain-tools.txt").render()
-        if not declared.sees_canvas:
-            prompt += "\n\n" + load_prompt("system.canvas-blind.txt").render()
         item = state.metadata["item"]
         root = Path(state.metadata["images_root"])
         extra = [ContentImage(image=_data_url((root / path).read_bytes())) for path in item["images"][1:]]

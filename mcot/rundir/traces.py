@@ -10,7 +10,10 @@ operation the model issued itself, "tool" for any other tool (geometry a domain 
 A model step also records `request_key` (the sha256 key of its request, `mcot.agents.cache.request_key`),
 `request_parts` (the key's parts as short digests, to tell what changed between two runs), `cached` (True when
 the response cache served it: its tokens were not paid) and `tool_calls_in_text` (the calls were parsed from
-the text). Old traces lack these fields; `replay:RUN` needs them.
+the text). Old traces lack these fields; `replay:RUN` needs them. The first model step of a pair records `sent`:
+what the model was given before its first turn, exactly — `system` (the system prompt, None in the text arm),
+`task` (the task text), `tools` (the tool schemas as the backend sent them) and `schema_flavor`; exports and the
+viewer read it rather than render the templates again.
 
 File names come from `trace_name`: a readable part of the id, a hash of the exact (id, arm) pair and the arm,
 so two pairs never share a file and no name is longer than a file system allows; every line written by the
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -46,6 +49,7 @@ _EXTRA: dict[str, tuple[str, ...]] = {
         "request_parts",
         "cached",
         "tool_calls_in_text",
+        "sent",
     ),
     "tool": ("drawn_by", "ops", "data"),
     "observation": ("seen",),
@@ -81,6 +85,7 @@ class Step:
     request_parts: dict[str, str] | None = None
     cached: bool | None = None
     tool_calls_in_text: bool | None = None
+    sent: dict[str, Any] | None = None
     drawn_by: DrawnBy | None = None
     ops: list[dict[str, Any]] | None = None
     data: dict[str, Any] | None = None
@@ -142,6 +147,15 @@ class Trace:
     def of_kind(self, kind: StepKind) -> list[Step]:
         """Return the steps of one kind."""
         return [s for s in self.steps if s.kind == kind]
+
+
+def sent_to_model(steps: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+    """Return what the model was given before its first turn (`system`, `task`, `tools`, `schema_flavor`), as the
+    trace's first model step recorded it (`sent`); None for a trace written before it was recorded."""
+    for step in steps:
+        if step.get("kind") == "model" and isinstance(step.get("sent"), dict):
+            return step["sent"]
+    return None
 
 
 def pair_of(rows: list[dict[str, Any]]) -> tuple[str, str] | None:

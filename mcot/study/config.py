@@ -1,7 +1,8 @@
 """STUDY.toml: the models, arms and data of a study, read with tomllib and checked before anything runs.
 
 Top level: `data` (items folders or native files, relative to the file), `arms` (toolset names, checked against
-mcot.registry.TOOLSETS), optional `limit` (the first N items of each data entry), `judge`, `judge_base_url`,
+mcot.registry.TOOLSETS), optional `limit` (the first N items of each data entry) or `sample` (N items of each
+data entry stratified by benchmark and category, drawn with `seed`), `judge`, `judge_base_url`,
 `protocol`, and any other `mcot run` setting (a RunConfig field) applied to every model. Each `[[model]]` has
 `spec`, optional `name` (its run folder under DIR/runs), `key_env` (the environment variable holding its key),
 and RunConfig fields of its own (`base_url`, `concurrency`, `max_cost`, ...) that override the top level.
@@ -22,9 +23,9 @@ from typing import Any
 from mcot.errors import UsageError
 from mcot.runconfig import RunConfig
 
-STUDY_OWNED = ("data", "model", "out", "mode", "tools", "limit", "format")
+STUDY_OWNED = ("data", "model", "out", "mode", "tools", "limit", "sample", "format")
 """RunConfig fields a study sets itself (not settable in STUDY.toml as run settings)."""
-STUDY_KEYS = ("data", "arms", "limit", "judge", "judge_base_url", "protocol", "model", "mcp", "tools")
+STUDY_KEYS = ("data", "arms", "limit", "sample", "judge", "judge_base_url", "protocol", "model", "mcp", "tools")
 MODEL_KEYS = ("spec", "name", "key_env")
 
 
@@ -47,6 +48,8 @@ class StudyConfig:
     arms: tuple[str, ...]
     models: tuple[ModelEntry, ...]
     limit: int | None = None
+    sample: int | None = None
+    """N items of each data entry, stratified by benchmark and category and drawn with the study's `seed`."""
     settings: dict[str, Any] = field(default_factory=dict)
     judge: str | None = None
     judge_base_url: str | None = None
@@ -105,6 +108,11 @@ def read_study(path: Path) -> StudyConfig:
     limit = raw.get("limit")
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise UsageError(f"{path}: `limit` must be a positive whole number (the first N items of each data entry)")
+    sample = raw.get("sample")
+    if sample is not None and (not isinstance(sample, int) or isinstance(sample, bool) or sample < 1):
+        raise UsageError(f"{path}: `sample` must be a positive whole number (N items of each data entry, stratified)")
+    if sample is not None and limit is not None:
+        raise UsageError(f"{path}: `sample` and `limit` choose the items in two ways: give one of them")
     models = _models(path, raw.get("model"), allowed)
     root = path.parent
     return StudyConfig(
@@ -113,6 +121,7 @@ def read_study(path: Path) -> StudyConfig:
         arms=tuple(dict.fromkeys([*arms, *(["custom"] if tools else [])])),
         models=models,
         limit=limit,
+        sample=sample,
         settings=settings,
         judge=_optional_str(path, raw, "judge"),
         judge_base_url=_optional_str(path, raw, "judge_base_url"),

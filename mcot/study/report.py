@@ -16,6 +16,7 @@ from pathlib import Path
 
 from mcot.eval.caveats import offline_caveat
 from mcot.eval.figures import FIGURES_DIR, FigureFile, StudyPoint, study_figure
+from mcot.eval.registry import scoring_spec
 from mcot.eval.report import (
     BASE_ARM,
     STYLE,
@@ -26,11 +27,13 @@ from mcot.eval.report import (
     html_table,
     inline_html,
     interval_text,
+    lower_bound_suffix,
+    needs_a_judge,
     with_holm,
 )
 from mcot.eval.tables import Table, pct
 from mcot.eval.tool_use import tool_use, tool_use_tables
-from mcot.rundir import open_run, order_arms, read_scores, write_text_atomic
+from mcot.rundir import Score, open_run, order_arms, read_scores, write_text_atomic
 from mcot.study.config import StudyConfig
 
 STUDY_MD = "study.md"
@@ -66,8 +69,22 @@ def difference_cell(row: HeadlineRow) -> str:
     return f"{delta} {interval}, p {p} (Holm {holm_p}), detectable {detectable}"
 
 
-def study_tables(rows: Sequence[StudyRow]) -> list[Table]:
-    """Return one table per benchmark metric (a row per model, a column per arm and per difference) and the details."""
+def lower_bounds(runs: Mapping[str, Path]) -> dict[str, str]:
+    """Return {benchmark: title suffix} for the benchmarks some run scored without the judge their protocol needs."""
+    found: dict[str, str] = {}
+    for run in runs.values():
+        grouped: dict[str, list[Score]] = {}
+        for score in read_scores(run):
+            grouped.setdefault(score.benchmark, []).append(score)
+        for benchmark, scores in grouped.items():
+            if needs_a_judge(scores):
+                found[benchmark] = lower_bound_suffix(scoring_spec(benchmark).judge, None)
+    return found
+
+
+def study_tables(rows: Sequence[StudyRow], bounds: Mapping[str, str] | None = None) -> list[Table]:
+    """Return one table per benchmark metric (a row per model, a column per arm and per difference) and the details;
+    a benchmark in `bounds` (scored without its judge) has its title say its numbers are a lower bound."""
     panels = list(dict.fromkeys((entry.row.benchmark, entry.row.figure.metric) for entry in rows))
     tables: list[Table] = []
     for benchmark, metric in panels:
@@ -75,7 +92,7 @@ def study_tables(rows: Sequence[StudyRow]) -> list[Table]:
         arms = order_arms({e.row.figure.arm for e in chosen})
         others = [arm for arm in arms if arm != BASE_ARM] if BASE_ARM in arms else []
         table = Table(
-            f"{benchmark} — {metric}",
+            f"{benchmark} — {metric}{(bounds or {}).get(benchmark, '')}",
             ["Model", *(f"{arm} % [95% CI]" for arm in arms), *(f"{arm} − {BASE_ARM} (pp)" for arm in others)],
         )
         for model in dict.fromkeys(e.model for e in chosen):
@@ -141,23 +158,47 @@ def study_points(rows: Sequence[StudyRow]) -> list[StudyPoint]:
 def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path) -> tuple[str, str]:
     """Return (markdown, html) of the study report, writing its figure under DIR/figures."""
     rows = study_rows(runs, seed=int(config.settings.get("seed") or 0))
-    tables = study_tables(rows)
+    tables = study_tables(rows, lower_bounds(runs))
     use: list[Table] = []
     for model, run_dir in runs.items():
         for table in tool_use_tables(tool_use(open_run(run_dir), read_scores(run_dir))):
             table.title = f"{table.title} — {model}"
             use.append(table)
-    figure = study_figure(study_points(rows), out / FIGURES_DIR)
+    figure, figure_note = _figure(rows, out)
     specs = [model.spec for model in config.models if model.name in runs]
     caveat = offline_caveat(specs)
     header = [
         ("study", str(config.source)),
         ("models", ", ".join(f"{m.name} ({m.spec})" for m in config.models if m.name in runs)),
         ("arms", ", ".join(config.arms)),
-        ("data", ", ".join(str(path) for path in config.data) + (f" (first {config.limit} of each)" if config.limit else "")),
+        ("data", ", ".join(str(path) for path in config.data) + (f" (first {config.limit} of each)" if config.limit else "")
+         + (f" (a stratified sample of {config.sample} of each)" if config.sample else "")),
+        ("coverage", study_coverage(runs)),
         ("runs", ", ".join(f"{name}: {path}" for name, path in runs.items())),
     ]  # fmt: skip
+    if figure_note:
+        tables[-1].notes.append(figure_note)
     return _markdown(caveat, header, tables, use, figure), _html(caveat, header, tables, use, figure)
+
+
+def study_coverage(runs: Mapping[str, Path]) -> str:
+    """Return which benchmarks and categories the study's items hold and how many of each (its first run's items)."""
+    from mcot.benchmarks.item import read_items
+    from mcot.sampling import coverage
+
+    for run in runs.values():
+        if (run / "items.jsonl").is_file():
+            return coverage(read_items(run))
+    return "no items"
+
+
+def _figure(rows: Sequence[StudyRow], out: Path) -> tuple[FigureFile | None, str | None]:
+    """Return the study figure, or None and the one line that says why it was left out; the tables never depend
+    on it (a study whose runs were all paid and scored must not lose its report to a plot)."""
+    try:
+        return study_figure(study_points(rows), out / FIGURES_DIR), None
+    except Exception as exc:  # any plotting failure (matplotlib's checks, a font, the disk) leaves only the figure out
+        return None, f"the figure was left out: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
 
 
 def _markdown(

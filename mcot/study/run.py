@@ -48,7 +48,9 @@ def study_items(config: StudyConfig, out: Path) -> Path:
     """Return DIR/items, made from the study's data the first time; UsageError when DIR was made from other data."""
     items = out / ITEMS
     state_path = out / STATE
-    made_from = {"data": [str(path) for path in config.data], "limit": config.limit}
+    made_from: dict[str, Any] = {"data": [str(path) for path in config.data], "limit": config.limit}
+    if config.sample is not None:
+        made_from.update(sample=config.sample, seed=config.settings.get("seed") or 0)
     if state_path.is_file():
         recorded = json.loads(state_path.read_text(encoding="utf-8"))
         if {key: recorded.get(key) for key in made_from} != made_from:
@@ -69,6 +71,7 @@ def study_items(config: StudyConfig, out: Path) -> Path:
 def _merge_data(config: StudyConfig, out: Path, items: Path) -> None:
     from mcot.benchmarks.item import ItemError, ItemsWriter, read_items
     from mcot.runner import prepare_dataset
+    from mcot.sampling import stratified_sample
 
     seen: dict[str, Path] = {}
     try:
@@ -76,7 +79,11 @@ def _merge_data(config: StudyConfig, out: Path, items: Path) -> None:
             for number, data in enumerate(config.data):
                 source = prepare_dataset(data, None, out / "data" / str(number))
                 chosen = read_items(source)
-                for item in chosen[: config.limit] if config.limit else chosen:
+                if config.sample:
+                    chosen = stratified_sample(chosen, config.sample, int(config.settings.get("seed") or 0))
+                elif config.limit:
+                    chosen = chosen[: config.limit]
+                for item in chosen:
                     if item.id in seen:
                         raise UsageError(
                             f"item id {item.id!r} is in both {seen[item.id]} and {data}: ids must be unique"

@@ -281,8 +281,11 @@ def _text_request(item: Any, root: Path) -> ModelRequest:
     from mcot.agents.prompts import render_task
     from mcot.agents.session import image_part
 
-    task = render_task(item.benchmark, item.question, item.choices, item.answer_type)
-    return ModelRequest([user(*[image_part(root / p) for p in item.images], task)])
+    from mcot.registry import BENCHMARKS
+
+    task = render_task(item.benchmark, item.question, item.choices, item.answer_type, has_image=bool(item.images))
+    cap = BENCHMARKS.get(item.benchmark).max_new_tokens  # the text arm is capped at the benchmark's limit
+    return ModelRequest([user(*[image_part(root / p) for p in item.images], task)], max_tokens=min(4096, cap or 4096))
 
 
 def test_every_image_the_session_sends_carries_the_sha256_of_its_bytes(item_dir: Any, toolbox: Any) -> None:

@@ -1,6 +1,6 @@
 """The official inference prompts on the wire: GePBench's text arm asks as geocap's evaluation does and is capped at
 10 new tokens (its declaration's `max_new_tokens`); the arms with tools are not capped; RBench-V asks in the
-public fork's order."""
+public fork's words, at most 2048 tokens."""
 
 import asyncio
 from pathlib import Path
@@ -62,12 +62,15 @@ def test_the_arms_with_tools_are_not_capped_by_the_benchmarks_limit(tmp_path: Pa
     assert _user_text(body).endswith(GEP_INSTRUCTION)  # the same question, now with a canvas and tools
 
 
-def test_rbench_v_asks_in_the_public_forks_order_without_a_cap(tmp_path: Path) -> None:
+def test_rbench_v_asks_in_the_public_forks_words_capped_as_vlmevalkit(tmp_path: Path) -> None:
+    # byte for byte against the fork's string: tests/eval/test_official_requests.py
     body = _first_request(_item(tmp_path, "rbench-v", None), tmp_path, "text")
     text = _user_text(body)
-    assert text.startswith("Solve the following question according to the given picture step by step.")
+    assert text.startswith(
+        "You are an expert assistant. Solve the following question according to the given picture step-by-step."
+    )
     assert text.endswith("Question: How many circles are there?\nAnswer:") and "\\boxed{}" in text
-    assert body["max_tokens"] > 10
+    assert body["max_tokens"] == 2048
 
 
 def test_a_benchmark_limit_below_one_token_is_refused() -> None:

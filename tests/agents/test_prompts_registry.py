@@ -56,8 +56,9 @@ def test_an_undeclared_benchmark_gets_the_default():
 
 def test_a_declared_format_renders_and_answers(toy):
     assert task_format("toy").template is toy
+    # the question is sent as the item holds it (the public evaluations do not trim it)
     assert render_task("toy", "  Which? ", ("red", "blue"), "choice") == (
-        "Toy puzzle: Which?\n\nA. red\nB. blue\n\nEnd with <<answer>> on the last line."
+        "Toy puzzle:   Which? \n\nA. red\nB. blue\n\nEnd with <<answer>> on the last line."
     )
     assert format_final_answer("toy", "B") == "<<B>>"
     BENCHMARKS.unregister("toy")
@@ -95,7 +96,11 @@ def test_builtin_declarations_reach_the_prompts():
     assert task_format("gepbench").template.name == "task.gepbench.txt"
     assert format_final_answer("gepbench", "C") == "C"
     assert format_final_answer("omniphys", "5 N") == "Answer: 5 N"
-    assert render_task("gobench", "Rate it.", None, "rating") == "Rate it."  # the critic's instructions alone
+    # VLMEvalKit's GOBenchDataset.build_prompt: SYS + '\n' + question
+    gobench = render_task("gobench", "Rate it.", None, "rating")
+    assert gobench.startswith("Please analyze the image based on the provided prompt") and gobench.endswith(
+        "\n\nRate it."
+    )
 
 
 def test_the_prompts_switch_on_no_benchmark_name():

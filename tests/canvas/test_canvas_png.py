@@ -49,3 +49,40 @@ def test_canvas_snapshots_use_it() -> None:
     canvas.draw_line([1, 1], [30, 20])
     snapshot = canvas.snapshot()
     assert snapshot.png == encode_png(Image.open(io.BytesIO(snapshot.png)).convert("RGB"))
+
+
+def test_a_writer_that_keeps_bands_writes_the_bytes_of_a_fresh_encoding() -> None:
+    from mcot.canvas._png import BAND_ROWS, PngWriter
+
+    writer = PngWriter(1)
+    image = Image.new("RGB", (120, BAND_ROWS * 5 + 3), "white")
+    first = writer.encode(image)
+    assert first == encode_png(image)
+    kept = list(writer._bands)
+    ImageDraw.Draw(image).line((0, BAND_ROWS * 2 + 1, 119, BAND_ROWS * 2 + 4), fill=(200, 30, 30), width=2)
+    second = writer.encode(image)
+    assert second == encode_png(image) and second != first
+    changed = [index for index, band in enumerate(writer._bands) if band is not kept[index]]
+    assert changed == [2]  # only the band the line crossed was compressed again
+    assert Image.open(io.BytesIO(second)).tobytes() == image.tobytes()
+    smaller = image.resize((60, 20))
+    assert writer.encode(smaller) == encode_png(smaller)  # another size starts afresh
+    assert Image.open(io.BytesIO(writer.encode(smaller))).tobytes() == smaller.tobytes()
+
+
+def test_every_zlib_level_and_a_one_row_image_decode_exactly() -> None:
+    image = _diagram()
+    for level in range(10):
+        data = encode_png(image, level)
+        assert Image.open(io.BytesIO(data)).tobytes() == image.tobytes()
+        assert zlib.decompress(data[data.index(b"IDAT") + 4 : data.index(b"IEND") - 8])  # checksum holds
+    row = Image.new("RGB", (5, 1), (1, 2, 3))
+    assert Image.open(io.BytesIO(encode_png(row))).tobytes() == row.tobytes()
+
+
+def test_a_canvas_step_changes_the_snapshot_as_a_fresh_encoding_would() -> None:
+    canvas = Canvas(size=(300, 200))
+    canvas.snapshot()
+    canvas.draw_line([10, 150], [290, 160], color="blue")
+    snapshot = canvas.snapshot()
+    assert snapshot.png == encode_png(canvas.render_full())

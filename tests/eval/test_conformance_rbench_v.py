@@ -30,7 +30,10 @@ PROTOCOLS = {OFFICIAL: rbench_v_official, ROBUST: rbench_v_robust}
 TEMPLATES = load_templates()
 EXTRACT_HEAD = TEMPLATES["rbench_extract"].text.splitlines()[0]
 VERDICT_HEAD = TEMPLATES["rbench_verdict"].text.splitlines()[0]
-READ_DIFFERENTLY = 32
+MATHVERSE_EXTRACT = "termed 'Model Response'"
+MATHVERSE_SCORE = "[Standard Answer] is the standard answer"
+"""The official protocol asks with MathVerse's prompts (eval/templates/mathverse_*.txt), robust with mcot's."""
+READ_DIFFERENTLY = 33
 """Lines whose official and robust outcomes differ (the closing note of issue 11 quotes this count)."""
 
 
@@ -45,9 +48,9 @@ class ScriptedJudge:
 
     async def ask(self, prompt: str, images: Sequence[bytes] = ()) -> str:
         """Return the next scripted reply of the stage the prompt belongs to (raise for "!error")."""
-        if prompt.startswith(EXTRACT_HEAD):
+        if prompt.startswith(EXTRACT_HEAD) or MATHVERSE_EXTRACT in prompt:
             stage = "extract"
-        elif prompt.startswith(VERDICT_HEAD):
+        elif prompt.startswith(VERDICT_HEAD) or MATHVERSE_SCORE in prompt:
             stage = "verdict"
         else:
             raise AssertionError(f"not an RBench-V judge prompt: {prompt[:60]!r}")

@@ -101,7 +101,7 @@ def test_a_small_discordance_gets_the_exact_interval_and_the_table_says_so(make_
     assert overall.interval_method == "exact" and overall.discordant == 4
     assert overall.low < 0 < overall.high  # 4 of 4 one way: p = 0.125, the interval includes 0
     markdown = comparison.markdown()
-    assert "exact" in markdown and "fewer than 10 discordant pairs" in markdown
+    assert "exact" in markdown and "fewer than 20 discordant pairs" in markdown
     assert "+0.0, +0.0" not in markdown
 
 

@@ -88,3 +88,16 @@ def test_integer_score_index_joins_by_position_and_checks_the_prompt(tmp_path: P
     result = load("gobench", root, scores=scores)
     assert result.items[0].item.meta["human_scores"] == {"authenticity": 3.0, "aesthetics": 4.0, "fidelity": 5.0}
     assert [(s.locator, s.kind) for s in result.skipped][:1] == [("GOBench.tsv:row 1", "score row unmatched")]
+
+
+def test_the_tsvs_question_is_the_items_question(tmp_path: Path) -> None:
+    # VLMEvalKit's build_prompt sends SYS + '\n' + the TSV's question: where the TSV is given, that question is sent
+    root = gobench_dataset(tmp_path / "d")
+    scores = tmp_path / "GOBench.tsv"
+    answer = "Reality Assessment Score: 3 Aesthetics Rating: 4 Instruction Consistency Rating: 5"
+    scores.write_text(f"index\tquestion\tanswer\nreflect_light_images_1.1\tPrompt: A cat.\\n1. Is it lit?\t{answer}\n")
+    item = load("gobench", root, scores=scores).items[0].item
+    assert item.question == "Prompt: A cat.\\n1. Is it lit?"  # as the TSV holds it
+    assert item.meta["question_source"] == "tsv"
+    alone = load("gobench", gobench_dataset(tmp_path / "e")).items[0].item
+    assert alone.meta["question_source"] == "mcot" and "A cat before a mirror." in alone.question
