@@ -279,7 +279,7 @@ class Session:
         self.recorder.add(
             "model",
             text=text,
-            tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments_for_trace()} for c in calls],
+            tool_calls=[self._traced_call(c) for c in calls],
             usage={"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
             latency_s=_secs(started),
             retries=list(response.retries),
@@ -310,6 +310,26 @@ class Session:
         self.cut_chars += cut
         head = limit // 2
         return f"{text[:head]}\n[… {cut:,} characters left out: the answer is longer than mcot keeps …]\n{text[-(limit - head) :]}"
+
+    def _traced_arguments(self, call: ToolCall) -> tuple[Any, int]:
+        """Return a call's arguments as a trace keeps them, and how many characters were left out: capped like
+        answer text (`Budget.max_answer_chars`: the beginning and the end kept, the middle noted)."""
+        raw = call.arguments if isinstance(call.arguments, str) else ""
+        limit = self.budget.max_answer_chars
+        if len(raw) <= limit:
+            return call.arguments_for_trace(), 0
+        cut = len(raw) - limit
+        head = limit // 2
+        note = f"\n[… {cut:,} characters of the arguments left out: longer than mcot keeps …]\n"
+        return f"{raw[:head]}{note}{raw[-(limit - head) :]}", cut
+
+    def _traced_call(self, call: ToolCall) -> dict[str, Any]:
+        """Return a tool call as the model step of a trace records it (arguments capped, `cut_chars` when cut)."""
+        arguments, cut = self._traced_arguments(call)
+        entry: dict[str, Any] = {"id": call.id, "name": call.name, "arguments": arguments}
+        if cut:
+            entry["cut_chars"] = cut
+        return entry
 
     # --- tools -----------------------------------------------------------------------------------------
     async def run_tools(self, calls: tuple[ToolCall, ...]) -> list[str]:
@@ -348,7 +368,7 @@ class Session:
             self.recorder.add(
                 "tool",
                 tool=call.name,
-                arguments=call.arguments_for_trace(),
+                arguments=self._traced_arguments(call)[0],
                 result=result.text,
                 error=result.error,
                 image=image_path,

@@ -71,6 +71,14 @@ def check_regular(path: Path | str, *, what: str = "file") -> os.stat_result:
     return status
 
 
+def check_source(path: Path | str, *, what: str = "data") -> None:
+    """Return nothing when `path` is a regular file or a folder (a dataset is either); NotRegularFile naming what it
+    is otherwise (a FIFO, a device, a socket), before anything opens it."""
+    mode = os.stat(path).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise NotRegularFile(f"{what} {os.fspath(path)} is {kind_of(mode)}, not a file or a folder")
+
+
 def open_regular(path: Path | str, *, what: str = "file", max_bytes: int | None = None) -> BinaryIO:
     """Return the regular file at `path` open for binary reading, never blocking on a FIFO or opening a device.
 

@@ -7,9 +7,12 @@ verifier reads from it); the other ops edit elements, walk the history or change
 renderer, the SVG writer, the tool schemas (``mcot.tools.canvas_ops``), the system prompt's tool list and the
 trace verifiers' replay all read this table; ``declare_op`` adds to it from anywhere (docs/canvas.md).
 
-Built-in ops are declared in ``_drawing_ops`` and ``_editing_ops``, loaded on first use of the table. Loading
-the table needs neither cairo nor the Canvas: a kind's ``draw`` may be a ``"module:function"`` reference,
-resolved when something is first rendered.
+The table is a ``Registry`` (``mcot.registry.CANVAS_OPS``, kind "canvas operation"), like every other name mcot
+knows: a plugin's op whose name mcot or another plugin holds is refused by name and the rest of the plugin loads.
+Built-in ops are declared in ``_drawing_ops`` and ``_editing_ops``, loaded on first use of the table, under
+``mcot.plugins.LOCK`` (a second thread waits, and never sees a half-filled table). Loading the table needs
+neither cairo nor the Canvas: a kind's ``draw`` may be a ``"module:function"`` reference, resolved when something
+is first rendered.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from pydantic import BaseModel, Field, create_model
 from pydantic_core import PydanticUndefined
 
 from mcot.geometry import Affine, Vec
+from mcot.plugins import LOCK, current_origin, declaring_as, refuse
+from mcot.registry import CANVAS_OPS
 
 DrawFn = Callable[[Any, dict[str, Any], Any], None]
 """Draws one element: ``(cairo context, props, base surface)``; the context's state is saved around the call."""
@@ -114,7 +119,6 @@ class OpSpec:
         return self.role == "draw"
 
 
-_OPS: dict[str, OpSpec] = {}
 _KINDS: dict[str, ElementKind] = {}
 _PROPS: dict[str, dict[str, Property]] = {}
 _BUILTIN: set[str] = set()
@@ -138,10 +142,12 @@ def remove_op(name: str) -> None:
     _load_builtin()
     if name in _BUILTIN:
         raise CanvasError(f"{name!r} is a built-in canvas operation and cannot be removed")
-    spec = _OPS.pop(name, None)
-    if spec is None:
+    entry = CANVAS_OPS.peek(name)
+    if entry is None:
         raise CanvasError(f"no canvas operation named {name!r}")
-    if spec.element is not None and not any(o.element is spec.element for o in _OPS.values()):
+    spec = entry.value
+    CANVAS_OPS.unregister(name)
+    if spec.element is not None and not any(o.element is spec.element for o in _table()):
         _KINDS.pop(spec.element.name, None)
         _PROPS.pop(spec.element.name, None)
     _changed()
@@ -150,24 +156,29 @@ def remove_op(name: str) -> None:
 def op_specs() -> tuple[OpSpec, ...]:
     """Return every declared op in table order (the built-ins first, in DESIGN.md's order)."""
     _load_builtin()
-    return tuple(_OPS.values())
+    return _table()
+
+
+def _table() -> tuple[OpSpec, ...]:
+    """Return the ops declared so far, loading nothing."""
+    return tuple(entry.value for entry in CANVAS_OPS.entries(load=False))
 
 
 def op_spec(name: str) -> OpSpec:
     """Return the op named ``name``; raise CanvasError listing the ops when there is none."""
     spec = find_op(name)
     if spec is None:
-        raise CanvasError(f"unknown canvas operation {name!r}; known: {', '.join(_OPS)}")
+        raise CanvasError(f"unknown canvas operation {name!r}; known: {', '.join(s.name for s in _table())}")
     return spec
 
 
 def find_op(name: str) -> OpSpec | None:
     """Return the op named ``name``, or None when there is none."""
-    spec = _OPS.get(name)
-    if spec is None:
+    entry = CANVAS_OPS.peek(name) if isinstance(name, str) else None
+    if entry is None:
         _load_builtin()
-        spec = _OPS.get(name)
-    return spec
+        entry = CANVAS_OPS.peek(name) if isinstance(name, str) and name.strip() else None
+    return None if entry is None else entry.value
 
 
 def element_kind(name: str) -> ElementKind:
@@ -251,7 +262,7 @@ def _update_model() -> type[BaseModel]:
     checks the value against the element's own kind.
     """
     seen: dict[str, list[Any]] = {}
-    for spec in _OPS.values():
+    for spec in _table():
         if spec.creates and spec.element is not None and spec.tool:
             model = spec.element.props or spec.args
             for name, info in model.model_fields.items():
@@ -274,7 +285,11 @@ def _declare(spec: OpSpec, *, replace_existing: bool, builtin: bool = False) -> 
         raise CanvasError(f"declare_op takes an OpSpec, got {type(spec).__name__}")
     if not _NAME.match(spec.name):
         raise CanvasError(f"canvas operation names are lowercase identifiers such as 'draw_cross', got {spec.name!r}")
-    previous = _OPS.get(spec.name)
+    held = CANVAS_OPS.peek(spec.name)
+    previous = None if held is None else held.value
+    if held is not None and current_origin() not in ("mcot", held.origin):
+        refuse(CANVAS_OPS.kind, spec.name, held.origin)  # a plugin taking a held name: named, skipped
+        return
     if previous is not None and (spec.name in _BUILTIN or not replace_existing):
         raise CanvasError(f"a canvas operation named {spec.name!r} is already declared")
     if not (isinstance(spec.args, type) and issubclass(spec.args, BaseModel)):
@@ -291,11 +306,14 @@ def _declare(spec: OpSpec, *, replace_existing: bool, builtin: bool = False) -> 
         taken = _KINDS.get(kind.name)
         mine = previous is not None and previous.element is not None and previous.element.name == kind.name
         if taken is not None and taken is not kind and not mine:
+            if current_origin() != "mcot":
+                refuse("canvas element kind", kind.name, _kind_origin(kind.name))
+                return
             raise CanvasError(f"{spec.name}: an element kind named {kind.name!r} is already declared")
         props = properties(kind.props or spec.args)  # every property must carry a canvas check: refused here if not
         _KINDS[kind.name] = kind
         _PROPS[kind.name] = props
-    _OPS[spec.name] = spec
+    CANVAS_OPS.register(spec.name, spec, description=spec.description.split(".")[0], replace=True)
     if builtin:
         _BUILTIN.add(spec.name)
     if not _state["loading"]:
@@ -303,25 +321,38 @@ def _declare(spec: OpSpec, *, replace_existing: bool, builtin: bool = False) -> 
 
 
 def _changed() -> None:
-    update = _OPS.get("update_element")
-    if update is not None:
-        _OPS["update_element"] = replace(update, args=_update_model())
+    held = CANVAS_OPS.peek("update_element")
+    if held is not None:
+        update = replace(held.value, args=_update_model())
+        CANVAS_OPS.replace_value("update_element", update)
     for callback in list(_WATCHERS):
         callback()
 
 
 def _load_builtin() -> None:
     """Declare the canvas's own ops, once, in DESIGN.md's order: the drawing ops, then the others."""
-    if _state["loaded"] or _state["loading"]:
+    if _state["loaded"]:
         return
-    _state["loading"] = True
-    try:
-        from mcot.canvas._drawing_ops import DRAWING_OPS
-        from mcot.canvas._editing_ops import EDITING_OPS
+    with LOCK:  # another thread waits here until the table is whole; this thread's own lookups re-enter
+        if _state["loaded"] or _state["loading"]:
+            return
+        _state["loading"] = True
+        try:
+            from mcot.canvas._drawing_ops import DRAWING_OPS
+            from mcot.canvas._editing_ops import EDITING_OPS
 
-        for spec in (*DRAWING_OPS, *EDITING_OPS):
-            _declare(spec, replace_existing=False, builtin=True)
-    finally:
-        _state["loading"] = False
-    _state["loaded"] = True
-    _changed()
+            with declaring_as("mcot"):  # the first use may come from inside a plugin's declarations
+                for spec in (*DRAWING_OPS, *EDITING_OPS):
+                    _declare(spec, replace_existing=False, builtin=True)
+                _changed()
+        finally:
+            _state["loading"] = False
+        _state["loaded"] = True
+
+
+def _kind_origin(kind: str) -> str:
+    """Return who declared the op that creates element kind `kind` ("mcot" for a built-in)."""
+    for entry in CANVAS_OPS.entries(load=False):
+        if entry.value.element is not None and entry.value.element.name == kind:
+            return entry.origin
+    return "mcot"

@@ -34,7 +34,7 @@ from mcot.eval.stats import (
 )
 from mcot.eval.tables import Table, num, pct
 
-from mcot.rundir import Manifest, Score, open_run, order_arms, read_scores
+from mcot.rundir import Manifest, Result, Score, open_run, order_arms, read_scores
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Side:
 
     label: str
     scores: dict[str, Score]
-    results: dict[str, dict[str, Any]]
+    results: dict[str, Result]
 
 
 @dataclass(frozen=True)
@@ -281,13 +281,13 @@ def compare_sides(a: Side, b: Side, *, n_boot: int = 10_000, seed: int = 0) -> C
         )
     apply_holm([comparison])
     for side_ in (a, b):
-        comparison.usage[side_.label] = _usage([side_.results.get(i, {}) for i in common])
+        comparison.usage[side_.label] = _usage([side_.results.get(i) for i in common])
     return comparison
 
 
-def _usage(results: Sequence[dict[str, Any]]) -> dict[str, float | None]:
-    steps = [float(r["steps"]) for r in results if isinstance(r.get("steps"), int | float)]
-    costs = [float(c) for r in results if isinstance(c := (r.get("usage") or {}).get("cost_usd"), int | float)]
+def _usage(results: Sequence[Result | None]) -> dict[str, float | None]:
+    steps = [float(r.steps) for r in results if r is not None]
+    costs = [c for r in results if r is not None and (c := r.usage.cost_usd) is not None]
     return {
         "n": float(len(results)),
         "mean_steps": statistics.fmean(steps) if steps else None,
@@ -411,7 +411,7 @@ def compare_runs(
     return [comparison]
 
 
-def side(arm: str, scores: Sequence[Score], results: dict[tuple[str, str], dict[str, Any]]) -> Side:
+def side(arm: str, scores: Sequence[Score], results: dict[tuple[str, str], Result]) -> Side:
     """Return one arm's side of a comparison: its scores and results by item id."""
     return Side(
         arm,

@@ -15,44 +15,60 @@ _BOX_COMMANDS = ("\\boxed", "\\fbox")
 _LETTERS = "ABCDEFGH"
 
 
-def _braced(text: str, start: int) -> tuple[str, int] | None:
-    """Return (content, end index) of the brace group opening at `start`, honouring nesting."""
-    if start >= len(text) or text[start] != "{":
-        return None
-    depth = 0
-    for index in range(start, len(text)):
-        char = text[index]
-        if char == "{" and (index == 0 or text[index - 1] != "\\"):
-            depth += 1
-        elif char == "}" and text[index - 1] != "\\":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1 : index], index + 1
-    return None
+_BARE_BOX = re.compile(r"\s*([^\s$\\]+)")
+
+
+def _brace_matches(text: str) -> dict[int, int]:
+    """Return, in one pass, the index of the closing brace of every opening brace that is closed (`\\{` and `\\}`
+    are not braces): the brace matching every box of a text shares, so that reading it stays linear."""
+    matches: dict[int, int] = {}
+    opened: list[int] = []
+    for index in _brace_positions(text):
+        if text[index] == "{":
+            opened.append(index)
+        elif opened:
+            matches[opened.pop()] = index
+    return matches
+
+
+def _brace_positions(text: str) -> list[int]:
+    """Return the indices of the unescaped braces of `text`, in order (found by the regex engine, not a loop)."""
+    return [match.start() for match in re.finditer(r"(?<!\\)[{}]", text)]
 
 
 def extract_boxed_all(text: str) -> list[str]:
-    """Return the contents of every `\\boxed{...}` / `\\fbox{...}` in order (nested braces kept whole)."""
+    """Return the contents of every `\\boxed{...}` / `\\fbox{...}` in order (nested braces kept whole).
+
+    Linear in the length of `text`: one pass finds every brace pair, one pass walks the boxes (a box inside another
+    is part of the outer one's content, not a box of its own).
+    """
     found: list[str] = []
-    index = 0
-    while True:
-        hits = [(text.find(cmd, index), cmd) for cmd in _BOX_COMMANDS]
-        hits = [(pos, cmd) for pos, cmd in hits if pos >= 0]
-        if not hits:
-            return found
-        pos, cmd = min(hits)
-        after = pos + len(cmd)
+    if "\\boxed" not in text and "\\fbox" not in text:
+        return found
+    matches: dict[int, int] | None = None
+    skip_to = 0
+    for box in re.finditer(r"\\(?:boxed|fbox)", text):
+        pos, end = box.start(), box.end()
+        if pos < skip_to:
+            continue
+        after = end
         while after < len(text) and text[after] == " ":
             after += 1
-        group = _braced(text, after)
-        if group is not None:
-            content, index = group
-            found.append(content.strip())
-            continue
-        bare = re.match(r"\s*([^\s$\\]+)", text[pos + len(cmd) :])
-        if bare and text[pos + len(cmd) : pos + len(cmd) + 1] == " ":
+        if after < len(text) and text[after] == "{":
+            if matches is None:
+                matches = _brace_matches(text)
+            close = matches.get(after)
+            if close is not None:
+                found.append(text[after + 1 : close].strip())
+                skip_to = close + 1
+                continue
+        bare = _BARE_BOX.match(text, end)
+        if bare and text[end : end + 1] == " ":
             found.append(bare.group(1).strip())
-        index = after
+            skip_to = bare.end()
+        else:
+            skip_to = after
+    return found
 
 
 def extract_boxed(text: str) -> str | None:
@@ -417,16 +433,21 @@ def extract_json(text: str) -> object | None:
     decoder = json.JSONDecoder()
     for candidate in candidates:
         stripped = candidate.strip()
-        for index, char in enumerate(stripped):
-            if char not in "{[":
-                continue
-            try:
-                value, _ = decoder.raw_decode(stripped[index:])
-            except json.JSONDecodeError:
+        for attempt, opening in enumerate(re.finditer(r"[{\[]", stripped)):
+            if attempt >= JSON_ATTEMPTS:
+                break
+            try:  # decoded in place (no copy of the rest of the text per attempt)
+                value, _ = decoder.raw_decode(stripped, opening.start())
+            except (json.JSONDecodeError, RecursionError):
                 continue
             if isinstance(value, dict | list):
                 return value
     return None
+
+
+JSON_ATTEMPTS = 64
+"""At most this many openings of a text are tried as the start of a JSON value, so that reading a text of many
+`{` or `[` stays linear in its length (a model's JSON answer starts at one of its first openings)."""
 
 
 # ------------------------------------------------------------------------------------------ numbers

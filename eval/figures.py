@@ -201,8 +201,8 @@ def result_values(run: Run, key: str) -> dict[str, list[float]]:
     """Return {arm: values} of `steps` or `cost` (usage.cost_usd) over the run's results, unknown values left out."""
     values: dict[str, list[float]] = defaultdict(list)
     for (_, mode), row in run.results.items():
-        value = row.get("steps") if key == "steps" else (row.get("usage") or {}).get("cost_usd")
-        if isinstance(value, int | float) and not isinstance(value, bool):
+        value = row.steps if key == "steps" else row.usage.cost_usd
+        if value is not None:
             values[mode].append(float(value))
     return {arm: values[arm] for arm in order_arms(values)}
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from mcot.benchmarks.inputs import InputFileError, read_regular
 from mcot.benchmarks.item import Item
 from mcot.eval.errors import EvalError
 
@@ -208,13 +209,19 @@ def plain_value(value: Value) -> str | float | int:
     return value if isinstance(value, str) else _plain(value)
 
 
+RATINGS_MAX_BYTES = 64 * 1024 * 1024
+"""The largest ratings file read (a rating is about a hundred bytes: over half a million ratings)."""
+
+
 def read_ratings(path: Path) -> Ratings:
     """Return the ratings of one file of the viewer's shape; raise RatingsError naming the file and what is wrong."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path, what="ratings file", max_bytes=RATINGS_MAX_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise RatingsError(f"{path}: no such ratings file (save one from `mcot view RUN --rate`)") from None
+    except InputFileError as exc:  # a FIFO, a device, a folder, or over the size limit: refused without blocking
+        raise RatingsError(str(exc)) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise RatingsError(f"{path}: not a JSON ratings file ({exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("ratings"), list):

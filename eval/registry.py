@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from mcot.eval.protocol_names import OFFICIAL, PROTOCOLS, ROBUST
 
+from mcot.registry import BENCHMARKS
+from mcot.registry import PROTOCOLS as DECLARED_PROTOCOLS
+
 if TYPE_CHECKING:
     from mcot.benchmarks.item import Item
     from mcot.eval.headline import Metric
@@ -25,7 +28,7 @@ if TYPE_CHECKING:
     from mcot.eval.tables import Table
     from mcot.eval.verify import TraceVerdict
 
-    from mcot.rundir import Score
+    from mcot.rundir import Result, Score
 
 __all__ = [
     "MODULE_NAMES",
@@ -39,8 +42,9 @@ __all__ = [
     "scoring_spec",
 ]
 
-ProtocolFn = Callable[["Scorer", "Item", str, dict[str, Any], "Score"], Awaitable[None]]
-"""Fills `score` (correct, score, method, extracted, details) from the item, the response text and the result."""
+ProtocolFn = Callable[["Scorer", "Item", str, "Result"], Awaitable["Score"]]
+"""Returns the decided score (correct, score, method, extracted, details) of the item, the response text and the
+typed result line (`mcot.eval.protocols.scorer.ScoringProtocol`)."""
 
 TablesFn = Callable[[Sequence["Score"]], list["Table"]]
 """Returns the report tables of one benchmark's scores (all arms)."""
@@ -70,6 +74,8 @@ class ScoringSpec:
     headline: tuple[Metric, ...] = ()
     judge: str | None = None
     """The judge model the official protocol names (RBench-V: GPT-4o), None where it names none."""
+    module: Any = None
+    """The protocol module (or object) the spec was read from: a plugin's protocol variants are its attributes."""
 
     @classmethod
     def from_module(cls, module: Any) -> ScoringSpec:
@@ -83,15 +89,24 @@ class ScoringSpec:
             getattr(module, "robust", None),
             tuple(getattr(module, "headline", None) or (OVERALL,)),
             getattr(module, "judge", None),
+            module=module,
         )
 
     def protocol_for(self, name: str) -> ProtocolFn:
-        """Return the protocol called `name` ("official" or "robust"); raise ValueError for another name."""
+        """Return the protocol called `name`: "official", "robust" (the official one where there is none) or a
+        name a plugin declared (`declare_protocol`), which is the protocol module's attribute of that name (dashes
+        as underscores) and the official protocol for a benchmark whose module has none; raise ValueError for a
+        name no one declared."""
         if name == OFFICIAL:
             return self.protocol
         if name == ROBUST:
             return self.robust or self.protocol
-        raise ValueError(f"unknown scoring protocol {name!r}; choose one of {', '.join(PROTOCOLS)}")
+        if name not in DECLARED_PROTOCOLS:
+            choices = ", ".join(DECLARED_PROTOCOLS.names())
+            raise ValueError(f"unknown scoring protocol {name!r}; choose one of {choices}")
+        attribute = DECLARED_PROTOCOLS.entry(name).name.replace("-", "_")
+        found = getattr(self.module, attribute, None) if attribute not in MODULE_NAMES else None
+        return found if callable(found) else self.protocol
 
 
 _SPECS: dict[int, tuple[Any, ScoringSpec]] = {}
@@ -100,8 +115,6 @@ _SPECS: dict[int, tuple[Any, ScoringSpec]] = {}
 
 def scoring_spec(benchmark: str) -> ScoringSpec:
     """Return the scoring of a declared `benchmark` (its protocol module imported), else the generic one."""
-    from mcot.registry import BENCHMARKS
-
     declared = BENCHMARKS.find(benchmark)
     if declared is None or declared.protocols is None:
         from mcot.eval.protocols import generic

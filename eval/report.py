@@ -31,7 +31,7 @@ from mcot.eval.tables import Table, by_mode, name_protocol, num, pct
 from mcot.eval.tool_use import tool_use, tool_use_tables
 from mcot.eval.trace_table import trace_crosstab
 
-from mcot.rundir import Run, Score, order_arms, write_text_atomic
+from mcot.rundir import Result, Run, Score, order_arms, write_text_atomic
 
 if TYPE_CHECKING:
     from mcot.eval.people import PeopleSection
@@ -283,7 +283,8 @@ def differences_table(run: Run, official: Sequence[Score], robust: Sequence[Scor
         ["Benchmark", "Id", "Arm", "Response (excerpt)", "Official reading", "Robust reading"],
     )
     for first, second in pairs:
-        prediction = (run.results.get((first.id, first.mode)) or {}).get("prediction")
+        result = run.results.get((first.id, first.mode))
+        prediction = result.prediction if result is not None else None
         table.rows.append([first.benchmark, first.id, first.mode, excerpt(prediction), reading(first), reading(second)])
     totals = Counter(score.benchmark for score in official)
     differ = Counter(first.benchmark for first, _ in pairs)
@@ -371,7 +372,7 @@ def usage_table(run: Run, arms: Sequence[str] = ()) -> Table:
     the pairs where the value is known, and "—" when no pair of the arm has it. `arms` orders the rows (others
     after them).
     """
-    rows: dict[str, list[dict[str, Any]]] = {}
+    rows: dict[str, list[Result]] = {}
     for (_, mode), row in run.results.items():
         rows.setdefault(mode, []).append(row)
     ordered = [arm for arm in arms if arm in rows] + [arm for arm in order_arms(rows) if arm not in arms]
@@ -391,21 +392,21 @@ def usage_table(run: Run, arms: Sequence[str] = ()) -> Table:
         ],
     )
     for arm in ordered:
-        usages = [row.get("usage") or {} for row in rows[arm]]
-        tokens = [u for u in usages if _is_number(u.get("input_tokens")) and _is_number(u.get("output_tokens"))]
-        costs = [float(u["cost_usd"]) for u in usages if _is_number(u.get("cost_usd"))]
+        usages = [row.usage for row in rows[arm]]
+        tokens = [u for u in usages if u.input_tokens is not None and u.output_tokens is not None]
+        costs = [u.cost_usd for u in usages if u.cost_usd is not None]
         table.rows.append(
             [
                 arm,
                 str(len(usages)),
-                _count(sum(int(u["input_tokens"]) for u in tokens) if tokens else None),
-                _count(sum(int(u["output_tokens"]) for u in tokens) if tokens else None),
+                _count(sum(u.input_tokens or 0 for u in tokens) if tokens else None),
+                _count(sum(u.output_tokens or 0 for u in tokens) if tokens else None),
                 f"{len(tokens)}/{len(usages)}",
                 num(sum(costs), 4) if costs else "—",
                 f"{len(costs)}/{len(usages)}",
                 num(sum(costs) / len(costs), 4) if costs else "—",
-                str(sum(1 for row in rows[arm] if row.get("empty") is True)),
-                str(sum(1 for row in rows[arm] if _is_number(row.get("cut_chars")))),
+                str(sum(1 for row in rows[arm] if row.empty)),
+                str(sum(1 for row in rows[arm] if row.cut_chars > 0)),
             ]
         )
     table.notes.append(
@@ -419,10 +420,6 @@ def usage_table(run: Run, arms: Sequence[str] = ()) -> Table:
         "an empty text; cut answers: a turn's text was longer than the answer limit (its beginning and end kept)"
     )
     return table
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def build_report(

@@ -20,7 +20,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from mcot.benchmarks.item import Item
 from mcot.eval.advice import MISSING_STATUS, advice
@@ -33,10 +32,12 @@ from mcot.eval.ratings import read_raters
 from mcot.eval.registry import scoring_spec
 from mcot.eval.verify import verify_trace
 
+from mcot.registry import PROTOCOLS as PROTOCOL_REGISTRY
 from mcot.rundir import (
     ROBUST_SCORES,
     SCORES,
     JudgeEntry,
+    Result,
     Run,
     Score,
     ScoringEntry,
@@ -50,7 +51,8 @@ CACHE_ENV = "MCOT_JUDGE_CACHE"
 CACHE_DIR = "judge-cache"
 BOTH = "both"
 SCORING_CHOICES = (*PROTOCOLS, BOTH)
-"""What `score_run(protocol=...)` and `mcot score --protocol` accept: official, robust, both."""
+"""mcot's own choices of `score_run(protocol=...)` and `mcot score --protocol`: official, robust, both; a plugin's
+`declare_protocol` adds its names (check_protocol reads the registry)."""
 
 
 @dataclass
@@ -85,25 +87,16 @@ def default_cache_dir(run_root: Path) -> Path:
 MISSING_REASON = "the run has no result for this item and arm (interrupted, or not run yet)"
 
 
-async def score_pair(scorer: Scorer, item: Item, result: dict[str, Any]) -> Score:
+async def score_pair(scorer: Scorer, item: Item, result: Result) -> Score:
     """Return the score of one (item, result) pair under the scorer's protocol registered for the item's benchmark."""
-    base = Score(
-        id=item.id,
-        mode=str(result.get("mode")),
-        benchmark=item.benchmark,
-        category=item.category,
-        score=None,
-        correct=None,
-        method="none",
-    )
-    status = str(result.get("status", "ok"))
+    status = result.status
     if status in FAILED_STATUSES:
-        reason = str(result.get("error") or f"the run ended this item with status {status!r}")
-        return await failed_pair(scorer, item, base.mode, status, reason)
-    base.details["status"] = status
-    text = str(result.get("prediction") or "")
-    await scoring_spec(item.benchmark).protocol_for(scorer.protocol)(scorer, item, text, result, base)
-    return base
+        reason = result.error or f"the run ended this item with status {status!r}"
+        return await failed_pair(scorer, item, result.mode, status, reason)
+    protocol = scoring_spec(item.benchmark).protocol_for(scorer.protocol)
+    score = await protocol(scorer, item, result.text, result)
+    score.details = {"status": status, **score.details}
+    return score
 
 
 async def failed_pair(scorer: Scorer, item: Item, mode: str, status: str, reason: str) -> Score:
@@ -113,11 +106,10 @@ async def failed_pair(scorer: Scorer, item: Item, mode: str, status: str, reason
     for an empty answer without a judge, so that report tables put the failure in its cell.
     """
     score = failed_score(item, mode, status, reason)
-    probe = Score(item.id, mode, item.benchmark, item.category, None, None, "none")
     judgeless = Scorer(templates=scorer.templates, items_root=scorer.items_root, run_root=scorer.run_root)
     try:
         protocol = scoring_spec(item.benchmark).protocol_for(scorer.protocol)
-        await protocol(judgeless, item, "", {"mode": mode, "status": status}, probe)
+        probe = await protocol(judgeless, item, "", Result(id=item.id, mode=mode, status=status))
     except Exception:  # a protocol that cannot read an empty answer leaves the failure without facets
         return score
     score.details.update({key: probe.details[key] for key in FACET_KEYS if key in probe.details})
@@ -151,7 +143,7 @@ async def score_results(
         async with gate:
             if result is None:
                 return await failed_pair(scorer, item, arm, MISSING_STATUS, MISSING_REASON)
-            score = await score_pair(scorer, item, {**result, "mode": arm})
+            score = await score_pair(scorer, item, result)
         if run.arm_tools(arm) != ():
             verdict = verify_trace(item, run.trace(item.id, arm))
             if verdict is not None:
@@ -165,10 +157,12 @@ async def score_results(
 
 
 def check_protocol(protocol: str) -> str:
-    """Return `protocol` when it is one of SCORING_CHOICES; raise EvalError naming the choices otherwise."""
-    if protocol not in SCORING_CHOICES:
-        raise EvalError(f"unknown scoring protocol {protocol!r}; choose one of {', '.join(SCORING_CHOICES)}")
-    return protocol
+    """Return `protocol` when it is "both" or a registered protocol (mcot's or a plugin's `declare_protocol`);
+    raise EvalError naming the choices otherwise."""
+    if protocol == BOTH or protocol in PROTOCOL_REGISTRY:
+        return PROTOCOL_REGISTRY.entry(protocol).name if protocol != BOTH else BOTH
+    choices = ", ".join((*PROTOCOL_REGISTRY.names(), BOTH))
+    raise EvalError(f"unknown scoring protocol {protocol!r}; choose one of {choices}")
 
 
 def score_run(
@@ -192,7 +186,7 @@ def score_run(
     refused with RatingsError, before anything is written): the report gains "Judge and people", and
     RUN/scores.human.jsonl holds the people's verdicts of the first protocol's scores (removed without `human`).
     """
-    check_protocol(protocol)
+    protocol = check_protocol(protocol)
     raters = read_raters(human)
     run = open_run(run_root)
     templates = load_templates(template)
@@ -209,7 +203,7 @@ def score_run(
             protocol=name,
         )
 
-    first = ROBUST if protocol == ROBUST else OFFICIAL
+    first = OFFICIAL if protocol == BOTH else protocol
     summary = asyncio.run(score_results(run, scorer(first), concurrency=concurrency))
     write_scores(run.root, summary.scores)
     robust_path = run.root / ROBUST_SCORES

@@ -3,7 +3,8 @@
 The installed package holds the rooms (`mcot.agents`, `mcot.canvas`, `mcot.tools`, `mcot.benchmarks`,
 `mcot.eval`), the ground floor every room may use (`mcot.registry`, `mcot.rundir`, `mcot.plugins`), and the CLI
 and run orchestration (`mcot.cli`, `mcot.runner`, `mcot.commands`). This module re-exports the public
-declaration API (`mcot.declare`): `mcot.declare_benchmark`, `mcot.tool`, `mcot.declare_backend`, … Names are
+declaration API (`mcot.declare`): `mcot.declare_benchmark`, `mcot.tool`, `mcot.declare_backend`, …, and the
+types a plugin's functions take and return (`mcot.Scorer`, `mcot.Score`, `mcot.Tally`, `mcot.Context`, …). Names are
 imported on first use, so `import mcot` costs nothing.
 """
 
@@ -37,14 +38,32 @@ _DECLARE = (
     "declare_tools",
     "tool",
 )
+_PLUGIN_TYPES = (
+    "Context",
+    "Output",
+    "Tally",
+    "LoadedItem",
+    "Skip",
+    "Scorer",
+    "ScoringProtocol",
+    "Score",
+    "Result",
+    "Strategy",
+    "OfflineView",
+    "Move",
+)
+"""The types of the plugin API (`mcot.declare.PLUGIN_TYPES`): a protocol's, a loader's, a tool's, a strategy's."""
 _EXPORTS = {
     **dict.fromkeys(_DECLARE, "mcot.declare"),
+    **dict.fromkeys(_PLUGIN_TYPES, "mcot.declare"),
     "Ref": "mcot.registry",
     "Registry": "mcot.registry",
     "RegistryError": "mcot.registry",
 }
 
 if TYPE_CHECKING:
+    from mcot.agents.offline.strategies import Move, OfflineView, Strategy
+    from mcot.benchmarks.loaders._types import LoadedItem, Skip, Tally
     from mcot.declare import (
         AnswerForm,
         Benchmark,
@@ -67,7 +86,11 @@ if TYPE_CHECKING:
         declare_toolset,
         tool,
     )
+    from mcot.eval.protocols.scorer import Scorer, ScoringProtocol
     from mcot.registry import Ref, Registry, RegistryError
+    from mcot.rundir.results import Result
+    from mcot.rundir.scores import Score
+    from mcot.tools.registry import Context, Output
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
@@ -76,13 +99,25 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 __all__ = [
     "AnswerForm",
     "Benchmark",
+    "Context",
     "ExportFormat",
     "ExportView",
     "ItemGenerator",
+    "LoadedItem",
     "Loader",
+    "Move",
+    "OfflineView",
+    "Output",
     "Ref",
     "Registry",
     "RegistryError",
+    "Result",
+    "Score",
+    "Scorer",
+    "ScoringProtocol",
+    "Skip",
+    "Strategy",
+    "Tally",
     "Toolset",
     "__version__",
     "declare_answer_form",

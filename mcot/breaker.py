@@ -5,7 +5,8 @@ backends without one, such as offline, scripted and replay, have nothing to chec
 when none can be reached the run is refused (UsageError, exit 2) naming the URLs; when some can, it goes on
 with a warning and the endpoint pool rests the others.
 
-`CircuitBreaker` hears every model call's outcome (the runner's call observer passes them on). After
+`CircuitBreaker` hears every model call's outcome (a permanent answer — 401, 403, or 404 "model does not
+exist" — opens it at once, `is_permanent`) (the runner's call observer passes them on). After
 `threshold` attempts in a row across pairs that could not even connect, it opens: the runner starts no more
 pairs and records those it did not start as failed with the breaker's cause (so the run exits 3 and says how
 to resume), and the retry loops of the pairs in flight stop retrying (`halt_reason`). Any other outcome (an
@@ -14,16 +15,20 @@ answer, an HTTP error, a time-out) closes the streak; with several endpoints, a 
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from mcot.errors import UsageError
 
 if TYPE_CHECKING:
     from mcot.agents.retry import Failure
     from mcot.benchmarks.item import Item
+    from mcot.rundir.results import Result
 
 BREAKER_THRESHOLD = 10
 """Attempts in a row, across pairs, that could not connect, after which a run starts no more pairs."""
@@ -42,13 +47,22 @@ class CircuitBreaker:
         """Count one attempt's outcome (None: it succeeded); once open, the breaker stays open for the session."""
         if self.opened is not None:
             return
+        if failure is not None and is_permanent(failure):
+            self.last = failure.reason
+            self.opened = (
+                f"the endpoint gave a permanent answer (HTTP {failure.status}: {failure.reason}); correct the model "
+                "name or the key"
+            )
+            return
         if failure is None or not failure.cannot_connect:
             self.in_row = 0
             return
         self.in_row += 1
         self.last = failure.reason
         if self.in_row >= self.threshold:
-            self.opened = f"the model endpoint accepts no connection ({self.in_row} attempts in a row failed to connect)"
+            self.opened = (
+                f"the model endpoint accepts no connection ({self.in_row} attempts in a row failed to connect)"
+            )
 
     def halt_reason(self) -> str | None:
         """Return why retries should stop (the breaker is open), or None."""
@@ -59,9 +73,25 @@ class CircuitBreaker:
         return f"not started: {self.opened}; re-run the same command once it answers (the last: {self.last})"
 
 
-def record_not_started(
-    append: Callable[[dict[str, Any]], None], pairs: Iterable[tuple[Item, str]], cause: str
-) -> int:
+PERMANENT_STATUSES = (401, 403)
+"""HTTP statuses no retry can change (a wrong or forbidden key): the first one opens the breaker."""
+
+
+def is_permanent(failure: Failure) -> bool:
+    """Return whether a failure is an answer no retry changes: 401/403, or 404 saying the model does not exist."""
+    if failure.status in PERMANENT_STATUSES:
+        return True
+    reason = failure.reason.lower()
+    return (
+        failure.status == 404
+        and "model" in reason
+        and any(
+            words in reason for words in ("does not exist", "not found", "not exist", "unknown model", "no such model")
+        )
+    )
+
+
+def record_not_started(append: Callable[[Result], None], pairs: Iterable[tuple[Item, str]], cause: str) -> int:
     """Append a failure record with `cause` for each (item, arm) that did not start; return how many."""
     from mcot.executors.records import failure_record
 
@@ -73,9 +103,12 @@ def record_not_started(
 
 
 async def check_endpoints(backend: Any) -> None:
-    """Refuse the run (UsageError naming the URLs) when none of the backend's endpoints accepts a connection.
+    """Refuse the command (UsageError naming the URLs) when none of the backend's endpoints accepts a connection,
+    or one is not an http:// or https:// URL; returns nothing.
 
-    Endpoints that do not answer while others do are named in a warning on stderr; the run goes on.
+    Serves every command that calls a model: `mcot run` and `mcot study` (the runs' models), `mcot score --judge`
+    and the study's judge (the judge), `mcot imagine` (every generator with endpoints). Endpoints that do not
+    answer while others do are named in a warning on stderr; the command goes on.
     """
     endpoints = getattr(backend, "endpoints", None)
     urls: Sequence[str] = endpoints() if callable(endpoints) else ()
@@ -83,13 +116,30 @@ async def check_endpoints(backend: Any) -> None:
         return
     from mcot.agents.endpoints import probe, public_url
 
+    for url in urls:
+        scheme = urlsplit(str(url)).scheme.lower()
+        if scheme not in ("http", "https"):
+            raise UsageError(
+                f"--base-url {public_url(str(url))} is a {scheme or 'scheme-less'} URL; only http:// and https:// "
+                "URLs are accepted"
+            )
+
     found = await probe(urls)
     dead = {public_url(url): why for url, why in found.items() if why is not None}
     if not dead:
         return
     named = "; ".join(f"{url} ({why})" for url, why in list(dead.items())[:3])
     if len(dead) == len(found):
-        raise UsageError(
-            f"cannot connect to {named}; nothing was run or paid: start the server or correct --base-url"
-        )
+        raise UsageError(f"cannot connect to {named}; nothing was run or paid: start the server or correct --base-url")
     print(f"mcot: no connection to {named}; the run goes on with the other endpoints", file=sys.stderr)
+
+
+def check_endpoints_now(backend: Any) -> None:
+    """Run `check_endpoints(backend)` from synchronous code, inside a running event loop or not; returns nothing."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(check_endpoints(backend))
+        return
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # a loop runs here: probe in a thread's own
+        pool.submit(asyncio.run, check_endpoints(backend)).result()

@@ -25,10 +25,14 @@ from mcot.registry import STRATEGIES
 # --- model backends (specs of `--model` and `--judge`) ---------------------------------------------------
 
 _BACKENDS = "mcot.agents.backends.factories"
-declare_backend("offline", f"{_BACKENDS}:offline", usage="offline", description="the deterministic offline policy, no network")
+declare_backend(
+    "offline", f"{_BACKENDS}:offline", usage="offline", description="the deterministic offline policy, no network"
+)
 declare_backend("scripted", f"{_BACKENDS}:scripted", usage="scripted:FILE.json",
                 description="replays assistant turns from a file")  # fmt: skip
-declare_backend("openai", f"{_BACKENDS}:openai", usage="openai:MODEL", description="OpenAI Chat Completions, OPENAI_API_KEY")
+declare_backend(
+    "openai", f"{_BACKENDS}:openai", usage="openai:MODEL", description="OpenAI Chat Completions, OPENAI_API_KEY"
+)
 declare_backend("openai-compatible", f"{_BACKENDS}:openai_compatible", usage="openai-compatible:MODEL",
                 description="vLLM, SGLang, Ollama… with --base-url")  # fmt: skip
 declare_backend("anthropic", f"{_BACKENDS}:anthropic", usage="anthropic:MODEL",

@@ -16,6 +16,11 @@ A benchmark is one declaration naming one module per room, each with fixed names
   (`my_plugin:task.txt`), filled with `$question`, `$choices_block`, `$choices_lines`, `$answer_format`;
 - `answer`: the answer form its protocol reads (`boxed`, `bare`, `answer-line`, or a declared one).
 
+The types a plugin's functions take and return are public here too (and in `mcot`), imported on first use so
+that declaring loads no room: `Scorer`, `Score`, `Result` and `ScoringProtocol` (a protocol), `Tally`,
+`LoadedItem` and `Skip` (a loader), `Context` and `Output` (a tool), `Strategy`, `OfflineView` and `Move` (an
+offline strategy).
+
 docs/extending.md walks through a plugin that declares one of each.
 """
 
@@ -28,6 +33,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from mcot.lazy import lazy_exports
 from mcot.registry import (
     ANSWER_FORMS,
     BACKENDS,
@@ -45,7 +51,30 @@ from mcot.registry import (
 )
 
 if TYPE_CHECKING:
-    from mcot.agents.offline.strategies import Strategy
+    from mcot.agents.offline.strategies import Move, OfflineView, Strategy
+    from mcot.benchmarks.loaders._types import LoadedItem, Skip, Tally
+    from mcot.eval.protocols.scorer import Scorer, ScoringProtocol
+    from mcot.rundir.results import Result
+    from mcot.rundir.scores import Score
+    from mcot.tools.registry import Context, Output
+
+PLUGIN_TYPES = {
+    "Context": "mcot.tools.registry",
+    "Output": "mcot.tools.registry",
+    "Tally": "mcot.benchmarks.loaders._types",
+    "LoadedItem": "mcot.benchmarks.loaders._types",
+    "Skip": "mcot.benchmarks.loaders._types",
+    "Scorer": "mcot.eval.protocols.scorer",
+    "ScoringProtocol": "mcot.eval.protocols.scorer",
+    "Score": "mcot.rundir.scores",
+    "Result": "mcot.rundir.results",
+    "Strategy": "mcot.agents.offline.strategies",
+    "OfflineView": "mcot.agents.offline.strategies",
+    "Move": "mcot.agents.offline.strategies",
+}
+"""The types of the plugin API, by the module that defines each (imported on first use)."""
+
+__getattr__, __dir__ = lazy_exports(__name__, PLUGIN_TYPES, globals())
 
 
 def _module(name: str) -> ModuleType:
@@ -395,10 +424,22 @@ def _lazy_call(value: Any) -> Callable[..., Any]:
 __all__ = [
     "AnswerForm",
     "Benchmark",
+    "Context",
     "ExportFormat",
     "ExportView",
     "ItemGenerator",
+    "LoadedItem",
     "Loader",
+    "Move",
+    "OfflineView",
+    "Output",
+    "Result",
+    "Score",
+    "Scorer",
+    "ScoringProtocol",
+    "Skip",
+    "Strategy",
+    "Tally",
     "Toolset",
     "declare_answer_form",
     "declare_backend",

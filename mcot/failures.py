@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol
 
 from mcot.eval.advice import MISSING_STATUS, short_cause
 
@@ -29,21 +29,35 @@ class FailureSummary:
         return lines
 
 
-def cause_of(record: dict[str, Any] | None) -> str:
+class Ended(Protocol):
+    """How a pair ended: a `Result`, or the `Unfinished` status and error `PairOutcomes` keeps of one."""
+
+    @property
+    def status(self) -> str:
+        """Return the pair's status: ok, error, budget."""
+        ...
+
+    @property
+    def error(self) -> str | None:
+        """Return why the pair did not finish, or None."""
+        ...
+
+
+def cause_of(record: Ended | None) -> str:
     """Return a result's failure cause, with the parts that vary from item to item taken out."""
     if record is None:
         return "not run (the run stopped before this pair; re-run the same command to resume)"
-    return short_cause(str(record.get("error") or f"status {record.get('status')}"), CAUSE_WIDTH)
+    return short_cause(str(record.error or f"status {record.status}"), CAUSE_WIDTH)
 
 
-def summarize_failures(records: Iterable[dict[str, Any] | None]) -> FailureSummary:
+def summarize_failures(records: Iterable[Ended | None]) -> FailureSummary:
     """Return the failures among the latest results of a run's (item, arm) pairs (None: a pair never run).
 
     Ok results may be left out: only the others are counted (`PairOutcomes.not_ok` yields just those).
     """
     summary = FailureSummary()
     for record in records:
-        status = MISSING_STATUS if record is None else str(record.get("status"))
+        status = MISSING_STATUS if record is None else record.status
         if status == "ok":
             continue
         summary.failed += 1

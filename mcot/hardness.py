@@ -98,13 +98,40 @@ def _run_items(runs: Sequence[Run]) -> dict[str, tuple[Item, Run]]:
     return items
 
 
+def _not_a_number(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+def nan_pairs(runs: Sequence[Run]) -> int:
+    """Return how many scored pairs of the runs have a NaN score (left out of the ranking)."""
+    return sum(1 for run in runs for score in read_scores(run.root) if _not_a_number(score.score))
+
+
+def check_runs(runs: Sequence[Run]) -> None:
+    """Raise SelectionError when a run is given twice or the runs are over different items; returns nothing."""
+    seen: dict[Path, Path] = {}
+    for run in runs:
+        key = run.root.resolve()
+        if key in seen:
+            raise SelectionError(f"{run.root} is given twice (as {seen[key]}): each run counts once")
+        seen[key] = run.root
+    first = runs[0] if runs else None
+    for run in runs[1:]:
+        if first is not None and set(run.items) != set(first.items):
+            only = sorted(set(run.items) ^ set(first.items))
+            raise SelectionError(
+                f"{run.root} and {first.root} are over different items ({len(only)} differ, e.g. {only[0]!r}): "
+                "rank runs of the same items"
+            )
+
+
 def hardness(runs: Sequence[Run]) -> list[Hardness]:
     """Return the hardness of every item of the runs with a decided pair, hardest first (ties by id)."""
     items = _run_items(runs)
     tally: dict[str, list[int]] = {}
     for run in runs:
         for score in read_scores(run.root):
-            if score.id in items and score.correct is not None:
+            if score.id in items and score.correct is not None and not _not_a_number(score.score):
                 counts = tally.setdefault(score.id, [0, 0])
                 counts[0] += 1
                 counts[1] += int(not score.correct)
@@ -146,11 +173,14 @@ class Selection:
     ranked: list[Hardness]
     failure_only: list[str]
     """Benchmarks ranked by failure rate alone (no reference solution)."""
+    dropped_nan: int = 0
+    """Scored pairs left out because their score is NaN."""
 
 
 def select_hardest(run_roots: Sequence[Path], share: float, out: Path) -> Selection:
     """Write the hardest `share` of the runs' items to `out` (items.jsonl, images, selection.json); return it."""
     runs = [open_run(Path(root)) for root in run_roots]
+    check_runs(runs)
     ranked = hardness(runs)
     count = selected_count(share, len(ranked))
     chosen_ids = {entry.id for entry in ranked[:count]}
@@ -164,7 +194,7 @@ def select_hardest(run_roots: Sequence[Path], share: float, out: Path) -> Select
             item, run = items[entry.id]
             writer.add(_copy_files(writer, item, run.items_root))
         writer.add_file(SELECTION_FILE, (json.dumps(record, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
-    return Selection(Path(out), chosen, ranked, failure_only)
+    return Selection(Path(out), chosen, ranked, failure_only, nan_pairs(runs))
 
 
 def _copy_files(writer: ItemsWriter, item: Item, root: Path) -> Item:

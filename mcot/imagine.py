@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcot.benchmarks.item import Item
+from mcot.breaker import check_endpoints_now
 from mcot.errors import UsageError
 from mcot.runconfig import ImagineConfig
 from mcot.rundir import RunDir, build_manifest
@@ -73,6 +74,8 @@ def imagine_job(config: ImagineConfig, *, bar: bool = False) -> RunJob:
         arm: load_generator(spec, base_url=config.base_url, retry=retry)
         for arm, spec in arm_specs(config.generator).items()
     }
+    for generator in generators.values():  # a dead endpoint refuses the command before anything is written
+        check_endpoints_now(generator)
     run_dir = RunDir(Path(config.out))
     items_dir = prepare_dataset(config.data, config.format, run_dir.root, generation=True)
     items = prompt_items(read_source_items(items_dir))

@@ -15,6 +15,12 @@ class BackendJudge:
         self.spec = spec
         self._backend = backend
 
+    def endpoints(self) -> tuple[str, ...]:
+        """Return the URLs the judge's backend calls (none for offline or scripted judges): what the pre-flight
+        check probes."""
+        endpoints = getattr(self._backend, "endpoints", None)
+        return tuple(endpoints()) if callable(endpoints) else ()
+
     async def ask(self, prompt: str, images: Sequence[bytes] = (), temperature: float = 0.0) -> str:
         """Return the backend's reply text to `prompt` (with `images`), asked at `temperature`.
 

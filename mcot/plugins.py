@@ -6,14 +6,21 @@ arguments (`arith = "arith_plugin:declare"`), through the public declaration API
 `mcot.tool`, `mcot.declare_backend`, …). mcot's own declarations (`mcot.builtin`) are loaded the same way, first.
 
 Loading is lazy: a registry loads the plugins the first time it is listed or misses a name (`mcot --help` loads
-none). A plugin that fails to load is named in one line on stderr, once per process, and left out; nothing
-else stops. `plugin_errors()` lists what failed, for `mcot plugins`.
+none). A plugin that fails to load — any exception, `SystemExit` included — is named in one line on stderr,
+once per process, and left out; nothing else stops. A plugin's declaration of a name that mcot or another plugin
+already holds (in any registry: tools, toolsets, canvas ops, protocols, backends, formats, …) is refused by name in
+one line, and the rest of the plugin still loads. A plugin whose import takes over `SLOW_S` seconds is named.
+`plugin_errors()` lists what failed or was refused, for `mcot plugins`.
+
+Loading is safe from any thread: `LOCK` is held for the whole load, so a second thread waits for the first and
+never sees a half-filled registry; the registries and the canvas op table load their own sources under it too.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,14 +37,18 @@ BUILTIN = "mcot.builtin"
 
 @dataclass(frozen=True)
 class PluginFailure:
-    """A plugin that could not be loaded: its entry-point name, what it points at, and why (one line)."""
+    """A plugin that could not be loaded, or one declaration of it that was refused: its entry-point name, what
+    it points at, and why (one line). `partial` is True for a refused declaration (the rest of the plugin loaded)."""
 
     name: str
     target: str
     reason: str
+    partial: bool = False
 
     def line(self) -> str:
         """Return the failure as the one line mcot prints."""
+        if self.partial:
+            return f"mcot: plugin {self.name!r} ({self.target}): {self.reason}"
         return f"mcot: plugin {self.name!r} ({self.target}) was not loaded: {self.reason}"
 
 
@@ -50,11 +61,18 @@ class LoadedPlugin:
     distribution: str
 
 
-_lock = threading.RLock()
+SLOW_S = 1.0
+"""A plugin whose import takes longer than this many seconds is named on stderr (it slows every command)."""
+
+LOCK = threading.RLock()
+"""Held while declarations load (plugins, registry sources, the canvas op table): one lock, so no two can deadlock."""
+
+_clock = time.perf_counter
 _state = {"loaded": False, "loading": False}
 _origin: list[str] = []
 _failures: list[PluginFailure] = []
 _loaded: list[LoadedPlugin] = []
+_targets: dict[str, str] = {}
 
 
 def current_origin() -> str:
@@ -77,9 +95,9 @@ def load_plugins() -> None:
 
     Re-entrant: a plugin's own lookups while it loads see what is declared so far.
     """
-    if _state["loaded"] or _state["loading"]:
+    if _state["loaded"]:
         return
-    with _lock:
+    with LOCK:  # another thread waits here until the table is whole; the loading thread itself re-enters
         if _state["loaded"] or _state["loading"]:
             return
         _state["loading"] = True
@@ -107,18 +125,38 @@ def _entry_points() -> list[EntryPoint]:
 
 def _load_one(entry_point: EntryPoint) -> None:
     name, target = entry_point.name, entry_point.value
+    _targets[name] = target
+    started = _clock()
     try:
         with declaring_as(name):
             value = entry_point.load()
             if callable(value) and not isinstance(value, ModuleType):
                 value()
-    except Exception as exc:  # a broken plugin is named and left out; it never stops mcot
-        failure = PluginFailure(name, target, _one_line(f"{type(exc).__name__}: {exc}"))
-        _failures.append(failure)
-        print(failure.line(), file=sys.stderr)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # SystemExit too: a broken plugin is named and left out; it never stops mcot
+        _report(PluginFailure(name, target, _one_line(f"{type(exc).__name__}: {exc}")))
         return
+    finally:
+        took = _clock() - started
+        if took > SLOW_S:
+            print(f"mcot: plugin {name!r} ({target}) took {took:.1f} s to load; every mcot command waits for it",
+                  file=sys.stderr)  # fmt: skip
     dist = getattr(getattr(entry_point, "dist", None), "name", "") or ""
     _loaded.append(LoadedPlugin(name, target, str(dist)))
+
+
+def refuse(kind: str, name: str, holder: str) -> None:
+    """Name a plugin's declaration of a taken `name` in one line and record it (the rest of the plugin loads)."""
+    plugin = current_origin()
+    who = "mcot" if holder == "mcot" else f"plugin {holder!r}"
+    reason = f"its {kind} {name!r} was refused: {who} already holds that name (the rest of the plugin loads)"
+    _report(PluginFailure(plugin, _targets.get(plugin, plugin), reason, partial=True))
+
+
+def _report(failure: PluginFailure) -> None:
+    _failures.append(failure)
+    print(failure.line(), file=sys.stderr)
 
 
 def _one_line(text: str, limit: int = 300) -> str:

@@ -22,6 +22,7 @@ from mcot.spending import usd
 if TYPE_CHECKING:
     from mcot.agents.retry import Failure
     from mcot.pacing import AdaptiveConcurrency
+    from mcot.rundir.results import Result
     from mcot.spending import CostBudget
 
 STALL_S = 60.0
@@ -63,7 +64,7 @@ class RunMonitor:
     def __post_init__(self) -> None:
         self.started_at = self.last_finish = self.clock()
 
-    def add_earlier(self, records: Iterable[dict[str, Any]]) -> None:
+    def add_earlier(self, records: Iterable[Result]) -> None:
         """Count the tokens of earlier sessions' ledger lines, read as they come (the cost is the budget's)."""
         for record in records:
             self._add_tokens(record)
@@ -72,14 +73,14 @@ class RunMonitor:
         """Note that a pair has started."""
         self.active[key] = PairActivity(self.clock(), where)
 
-    def finish(self, key: tuple[str, str], record: dict[str, Any] | None) -> None:
+    def finish(self, key: tuple[str, str], record: Result | None) -> None:
         """Note that a pair has ended (record None: cancelled, nothing written)."""
         self.active.pop(key, None)
         if record is None:
             return
         self.finished += 1
         self.last_finish = self.clock()
-        if record.get("status") != "ok":
+        if not record.ok:
             self.failed += 1
         self._add_tokens(record)
         self.budget.add(record)
@@ -93,10 +94,9 @@ class RunMonitor:
         activity.last = "a model answer" if failure is None else f"{failure.reason} (will retry)"
         activity.last_at = self.clock()
 
-    def _add_tokens(self, record: dict[str, Any]) -> None:
-        usage = record.get("usage") or {}
-        self.input_tokens += int(usage.get("input_tokens") or 0)
-        self.output_tokens += int(usage.get("output_tokens") or 0)
+    def _add_tokens(self, record: Result) -> None:
+        self.input_tokens += record.usage.input_tokens or 0
+        self.output_tokens += record.usage.output_tokens or 0
 
     def figures(self) -> dict[str, Any]:
         """Return the figures both displays show."""

@@ -8,7 +8,13 @@ description), look up with a did-you-mean for an unknown name, list with descrip
 Declarations come from `mcot.builtin` (mcot's own) and from installed plugins (the entry-point group
 `mcot.plugins`, see `mcot.plugins`), through the public declaration API `mcot.declare`. A registry loads them the
 first time it is listed or misses a name, never before: `mcot --help` loads nothing. This module imports only
-the standard library; every room may use it.
+the standard library and `mcot.plugins` (which imports nothing of mcot); every room may use it.
+
+A name is held by whoever declared it first (`Entry.origin`: "mcot" or a plugin's name). Another origin's
+declaration of a held name is refused whatever the registry: a plugin's is named in one line and skipped (the
+rest of the plugin loads, `mcot.plugins.refuse`), anyone else's raises RegistryError; `replace=True` replaces only
+a name its own origin holds. Loading (plugins, then the registry's sources) holds `mcot.plugins.LOCK`, so a
+second thread waits for the first and never sees a half-filled registry.
 """
 
 from __future__ import annotations
@@ -19,10 +25,13 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from mcot.plugins import LOCK, current_origin, declaring_as, load_plugins, refuse
+
 if TYPE_CHECKING:
     from mcot.agents.backends import BackendFactory
     from mcot.agents.generators import GeneratorFactory
     from mcot.agents.offline.strategies import Strategy
+    from mcot.canvas._ops import OpSpec
     from mcot.declare import AnswerForm, Benchmark, ExportFormat, ExportView, ItemGenerator, Loader, Toolset
     from mcot.tools.registry import ToolSpec
 
@@ -88,6 +97,8 @@ class Registry(Generic[T]):
         self._resolved: dict[str, T] = {}
         self._sources: list[str] = []
         self._loaded_sources = 0
+        self._imported_sources = 0
+        self._depth = 0
 
     # --- declaring ---------------------------------------------------------------------------------------
 
@@ -100,19 +111,46 @@ class Registry(Generic[T]):
         usage: str | None = None,
         replace: bool = False,
     ) -> T | Ref:
-        """Register `value` under `name` and return it; raise RegistryError if the name is taken (unless `replace`)."""
+        """Register `value` under `name` and return it; raise RegistryError if the name is taken (unless `replace`
+        and the same origin holds it). A plugin's declaration of a name another origin holds is refused by name and
+        skipped (`claim`)."""
         key = self._key(name)
         if not key or (self.specs and ":" in key):
             raise RegistryError(f"a {self.kind} name must be non-empty{' and without a colon' if self.specs else ''}, "
                                 f"got {name!r}")  # fmt: skip
-        if key in self._entries and not replace:
-            raise RegistryError(f"a {self.kind} named {key!r} is already registered ({self._entries[key].origin})")
-        from mcot.plugins import current_origin
-
+        if not self.claim(key, replace=replace):
+            return value
         default_usage = f"{key}:NAME" if self.specs else key
         self._entries[key] = Entry(key, value, " ".join(description.split()), usage or default_usage, current_origin())
         self._resolved.pop(key, None)
         return value
+
+    def claim(self, name: str, *, replace: bool = False) -> bool:
+        """Return whether the current origin may register `name`: True when it is free or (with `replace`) its
+        own; False, after naming the refusal in one line, for a plugin's claim of a name another origin holds;
+        raise RegistryError for anyone else's clash."""
+        key = self._key(name)
+        held = self._entries.get(key)
+        if held is None:
+            return True
+        origin = current_origin()
+        if held.origin == origin and replace:
+            return True
+        if origin != "mcot" and held.origin != origin:
+            refuse(self.kind, key, held.origin)
+            return False
+        raise RegistryError(f"a {self.kind} named {key!r} is already registered ({held.origin})")
+
+    def peek(self, name: str) -> Entry[T] | None:
+        """Return the entry registered as `name` so far, loading nothing (None when there is none yet)."""
+        return self._entries.get(self._key(name))
+
+    def replace_value(self, name: str, value: T) -> None:
+        """Give the registered `name` a new value, keeping its description and who holds it; returns nothing."""
+        key = self._key(name)
+        held = self._entries[key]
+        self._entries[key] = Entry(key, value, held.description, held.usage, held.origin)
+        self._resolved.pop(key, None)
 
     def unregister(self, name: str) -> None:
         """Remove `name` (no error when it is not registered)."""
@@ -159,9 +197,10 @@ class Registry(Generic[T]):
         self._load_all()
         return tuple(self._entries)
 
-    def entries(self) -> tuple[Entry[T], ...]:
-        """Return every entry, in registration order (plugins loaded first)."""
-        self._load_all()
+    def entries(self, *, load: bool = True) -> tuple[Entry[T], ...]:
+        """Return every entry, in registration order (plugins loaded first, unless `load` is False)."""
+        if load:
+            self._load_all()
         return tuple(self._entries.values())
 
     def items(self) -> Iterator[tuple[str, T]]:
@@ -230,13 +269,21 @@ class Registry(Generic[T]):
         return self._entries.get(key)
 
     def _load_all(self) -> None:
-        from mcot.plugins import load_plugins
-
         load_plugins()
-        while self._loaded_sources < len(self._sources):
-            module = self._sources[self._loaded_sources]
-            self._loaded_sources += 1
-            import_module(module)
+        if self._imported_sources == len(self._sources):
+            return
+        with LOCK:  # another thread waits until every source is imported; a source's own lookups re-enter
+            self._depth += 1
+            try:
+                while self._loaded_sources < len(self._sources):
+                    module = self._sources[self._loaded_sources]
+                    self._loaded_sources += 1  # counted before the import, so that a lookup inside it cannot recurse
+                    with declaring_as("mcot"):  # mcot's own sources, even when a plugin's lookup imports them
+                        import_module(module)
+            finally:
+                self._depth -= 1
+            if self._depth == 0:  # the outermost load: every source is now imported whole
+                self._imported_sources = self._loaded_sources
 
     def _unknown(self, name: str) -> str:
         close = difflib.get_close_matches(self._key(name), list(self._entries), n=1, cutoff=0.6)
@@ -246,7 +293,9 @@ class Registry(Generic[T]):
     def _unknown_spec(self, spec: str, key: str, argument: str | None) -> str:
         suggestion = self._suggest(spec, key, argument)
         what = (
-            f"unknown {self.kind} {key!r} in {spec!r}" if argument is not None else f"{spec!r} names no known {self.kind}"
+            f"unknown {self.kind} {key!r} in {spec!r}"
+            if argument is not None
+            else f"{spec!r} names no known {self.kind}"
         )
         hint = f"; did you mean {suggestion!r}?" if suggestion else "."
         return f"{what}{hint} Use one of: {self.choices()}."
@@ -296,5 +345,7 @@ EXPORT_FORMATS: Registry[ExportFormat] = _registry("export format")
 EXPORT_VIEWS: Registry[ExportView] = _registry("export view")
 STRATEGIES: Registry[Strategy] = _registry("offline strategy")
 ANSWER_FORMS: Registry[AnswerForm] = _registry("answer form")
+CANVAS_OPS: Registry[OpSpec] = _registry("canvas operation", error="mcot.canvas._errors:CanvasError")
+"""The canvas op table (mcot.canvas._ops declares into it; `mcot.canvas.declare_op` is its declaration API)."""
 PROTOCOLS: Registry[str] = _registry("scoring protocol")
 """Scoring protocol variants (`official`, `robust`, …): the attribute a benchmark's protocol module defines."""

@@ -57,12 +57,10 @@ def score_answer(item: Item, text: str) -> Any:
     """Return the Score the benchmark's official protocol gives `text` for `item`, without a judge (as `mcot score`)."""
     from mcot.eval.protocols.scorer import Scorer
     from mcot.eval.registry import scoring_spec
-    from mcot.rundir import Score
+    from mcot.rundir import Result
 
-    score = Score(item.id, "reward", item.benchmark, item.category, None, None, "none")
     protocol = scoring_spec(item.benchmark).protocol
-    _run(protocol(Scorer(), item, text, {"mode": "reward", "status": "ok", "prediction": text}, score))
-    return score
+    return _run(protocol(Scorer(), item, text, Result(id=item.id, mode="reward", status="ok", prediction=text)))
 
 
 def _run(awaitable: Awaitable[Any]) -> Any:

@@ -95,6 +95,8 @@ class RunConfig:
                 f"--cache works at temperature 0 only (a cached answer would stand in for a new sample at "
                 f"--temperature {self.temperature})"
             )
+        if self.cache is not None and Path(self.cache).exists() and not Path(self.cache).is_dir():
+            raise UsageError(f"--cache {self.cache} is not a folder: give the folder the response cache lives in")
         if self.ray_address is not None and self.executor != "ray":
             raise UsageError("--ray-address goes with --executor ray")
         if self.mcp and (self.workers > 1 or self.executor != "local"):

@@ -11,6 +11,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcot.benchmarks.inputs import NotRegularFile, check_source
 from mcot.benchmarks.item import ITEMS_FILE, Item, ItemError, iter_items, read_items
 from mcot.breaker import CircuitBreaker, check_endpoints, record_not_started
 from mcot.errors import UsageError
@@ -20,6 +21,7 @@ from mcot.rundir import (
     FrozenItems,
     Manifest,
     PairOutcomes,
+    Result,
     RunDir,
     RunDirError,
     build_manifest,
@@ -72,6 +74,10 @@ def prepare_dataset(data: Path, fmt: str | None, run_root: Path, **convert_optio
     data = Path(data)
     if not data.exists():
         raise UsageError(f"--data {data} does not exist")
+    try:
+        check_source(data, what="--data")
+    except NotRegularFile as exc:
+        raise UsageError(str(exc)) from None
     if fmt in (None, "items") and (data / ITEMS_FILE).is_file():
         return data.resolve()
     converted = run_root / CONVERTED
@@ -140,6 +146,15 @@ def inference_notes(benchmarks: list[str]) -> dict[str, dict[str, Any]]:
     return notes
 
 
+def _has_an_answer(root: Path) -> bool:
+    """Return whether any pair of the run at `root` ended with an answer (a ledger line of status "ok")."""
+    from mcot.rundir import read_jsonl
+    from mcot.rundir.layout import RESULTS
+
+    path = root / RESULTS
+    return path.is_file() and any(row.get("status") == "ok" for row in read_jsonl(path))
+
+
 def open_or_refuse(run_dir: RunDir, manifest: Manifest, frozen: FrozenItems, concurrency: int) -> Manifest:
     """Return the manifest this session works under: the new one, or the existing one with a session appended.
 
@@ -152,6 +167,12 @@ def open_or_refuse(run_dir: RunDir, manifest: Manifest, frozen: FrozenItems, con
         return manifest
     existing = run_dir.read_manifest()
     conflicts = resume_conflicts(existing, manifest)
+    if conflicts and not _has_an_answer(run_dir.root):
+        print(f"mcot: {run_dir.root} has no answer yet, so it takes the new settings ({'; '.join(conflicts)})",
+              file=sys.stderr)  # fmt: skip
+        frozen.write_copy(run_dir.root)
+        run_dir.write_manifest(manifest)
+        return manifest
     if conflicts:
         raise UsageError(
             f"{run_dir.root} was made with other settings, so resuming it would mix two experiments: "
@@ -440,13 +461,13 @@ async def drive(
         key = (item_id, arm)
         CURRENT_PAIR.set(key)
         monitor.start(key, getattr(executor, "where", ""))
-        record: dict[str, Any] | None = None
+        record: Result | None = None
         try:
             record = await executor.solve(items.load(item_id), arm)
-            record.update((record_extra or {}).get(arm, {}))
+            record = record.with_fields((record_extra or {}).get(arm, {}))
             run_dir.append_result(record)
             outcomes.note(record)
-            summary.by_status[record["status"]] = summary.by_status.get(record["status"], 0) + 1
+            summary.by_status[record.status] = summary.by_status.get(record.status, 0) + 1
         finally:
             monitor.finish(key, record)
 
@@ -476,7 +497,8 @@ async def drive(
             summary.stopped = "interrupt"
             summary.cancelled = await _wind_down(tasks, interrupts)
         elif summary.stopped == "breaker" and observer is not None:
-            def append(record: dict[str, Any]) -> None:
+
+            def append(record: Result) -> None:
                 run_dir.append_result(record)
                 outcomes.note(record)
 
@@ -504,7 +526,7 @@ async def drive(
     return summary
 
 
-def _noted(records: Iterable[dict[str, Any]], outcomes: PairOutcomes, budget: Any) -> Iterator[dict[str, Any]]:
+def _noted(records: Iterable[Result], outcomes: PairOutcomes, budget: Any) -> Iterator[Result]:
     """Yield the ledger's lines as they are read, each noted as its pair's latest and counted by the budget."""
     for record in records:
         outcomes.note(record)

@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from mcot.errors import UsageError
+from mcot.rundir.results import Result
 
 
 @dataclass
@@ -24,14 +24,13 @@ class CostBudget:
     max_usd: float | None
     spent_usd: float = 0.0
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: Result) -> None:
         """Add one ledger line's cost (a line without a known cost adds nothing)."""
-        usage = record.get("usage")
-        cost = usage.get("cost_usd") if isinstance(usage, dict) else None
-        if isinstance(cost, int | float) and not isinstance(cost, bool) and math.isfinite(cost) and cost > 0:
-            self.spent_usd += float(cost)
+        cost = record.usage.cost_usd
+        if cost is not None and math.isfinite(cost) and cost > 0:
+            self.spent_usd += cost
 
-    def add_all(self, records: Iterable[dict[str, Any]]) -> None:
+    def add_all(self, records: Iterable[Result]) -> None:
         """Add every ledger line of earlier sessions."""
         for record in records:
             self.add(record)

@@ -33,7 +33,17 @@ from urllib.parse import quote
 
 from mcot.eval.advice import MISSING_STATUS
 from mcot.eval.ratings import rating_form
-from mcot.rundir import SCORES, Run, compact_json, latest_by_key, open_run, read_jsonl, write_text_atomic
+from mcot.rundir import (
+    SCORES,
+    Result,
+    Run,
+    Score,
+    compact_json,
+    iter_scores,
+    latest_by_key,
+    open_run,
+    write_text_atomic,
+)
 from mcot.rundir.traces import sent_to_model
 
 TEMPLATE = "viewer.html"
@@ -79,32 +89,32 @@ def step_counts(steps: Iterable[dict[str, Any]]) -> StepCounts:
     return counts
 
 
-def correctness(result: dict[str, Any] | None, score: dict[str, Any] | None) -> str:
+def correctness(result: Result | None, score: Score | None) -> str:
     """Return the answer class of a pair: right, wrong, rated, error, unjudged or unscored (CORRECTNESS)."""
     if score is None:
-        return "error" if result is not None and result.get("status", "ok") != "ok" else "unscored"
-    method = score.get("method")
+        return "error" if result is not None and not result.ok else "unscored"
+    method = score.method
     if method == "error":
         return "error"
-    if score.get("correct") is True:
+    if score.correct is True:
         return "right"
-    if score.get("correct") is False:
+    if score.correct is False:
         return "wrong"
     if method in ("judge", "rule") and rating_label(score):
         return "rated"
     return "unjudged"
 
 
-def rating_label(score: dict[str, Any] | None) -> str:
+def rating_label(score: Score | None) -> str:
     """Return what a rated pair is labelled by: the judge's ratings ("authenticity 4 · aesthetics 3 · …") or its
     graded score ("score 0.83"); "" for a pair without a rating (and for a right or wrong one, labelled so)."""
-    if not score or score.get("correct") is not None or score.get("method") not in ("judge", "rule"):
+    if score is None or score.correct is not None or score.method not in ("judge", "rule"):
         return ""
-    ratings = (score.get("details") or {}).get("judge_scores")
+    ratings = score.details.get("judge_scores")
     if isinstance(ratings, dict) and ratings:
         return " · ".join(f"{name} {_figure(value)}" for name, value in ratings.items())
-    value = score.get("score")
-    return f"score {_figure(value)}" if isinstance(value, int | float) and not isinstance(value, bool) else ""
+    value = score.score
+    return f"score {_figure(value)}" if value is not None else ""
 
 
 def _figure(value: Any) -> str:
@@ -118,9 +128,9 @@ def tool_drew(step: dict[str, Any]) -> bool:
     return bool(step.get("ops") or step.get("changed"))
 
 
-def trace_verdict(score: dict[str, Any] | None) -> dict[str, Any] | None:
+def trace_verdict(score: Score | None) -> dict[str, Any] | None:
     """Return the trace verifier's verdict stored in a score's details, or None when the pair has none."""
-    verdict = ((score or {}).get("details") or {}).get("trace")
+    verdict = score.details.get("trace") if score is not None else None
     return verdict if isinstance(verdict, dict) and verdict.get("verdict") in VERDICTS else None
 
 
@@ -175,36 +185,36 @@ def _shown_step(step: dict[str, Any], links: _Links) -> dict[str, Any]:
 
 
 def _detail(
-    run: Run, item_id: str, arm: str, result: dict[str, Any] | None, score: dict[str, Any] | None, links: _Links
+    run: Run, item_id: str, arm: str, result: Result | None, score: Score | None, links: _Links
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Return the shard record of one pair and its trace steps."""
     item = run.items.get(item_id)
-    result = result or {}
-    steps = (run.trace(item_id, arm) or []) if result.get("trace") else []
-    images = result.get("images") or ([result["image"]] if result.get("image") else [])
+    result = result or Result(id=item_id, mode=arm, prediction=None, latency_s=None)
+    steps = (run.trace(item_id, arm) or []) if result.trace else []
+    images = result.images or ([result.image] if result.image else [])
     meta = item.meta if item is not None else {}
     reference = meta.get("reference_image") or (
         item.answer if item is not None and item.answer_type == "image" else None
     )
-    metas = result.get("image_meta") or []
+    metas = result.image_meta or []
     detail = {
         "choices": item.choices if item is not None else None,
         "answer": item.answer if item is not None else None,
         "answer_type": item.answer_type if item is not None else None,
         "item_images": [links.item(path) for path in (item.images if item is not None else [])],
         "reference": links.item(reference) if reference else None,
-        "prediction": result.get("prediction"),
-        "error": result.get("error") or ((score or {}).get("details") or {}).get("reason"),
-        "usage": result.get("usage"),
-        "latency_s": result.get("latency_s"),
-        "generator": result.get("generator"),
+        "prediction": result.prediction,
+        "error": result.error or (score.details.get("reason") if score is not None else None),
+        "usage": result.usage.model_dump(exclude_unset=True) if "usage" in result.model_fields_set else None,
+        "latency_s": result.latency_s,
+        "generator": result.generator,
         "outputs": [links.run(path) for path in images],
         "output_source": (metas[0] or {}).get("source") if metas and isinstance(metas[0], dict) else None,
         "image_meta": metas or None,
-        "extracted": (score or {}).get("extracted"),
-        "score": (score or {}).get("score"),
-        "method": (score or {}).get("method"),
-        "judge": ((score or {}).get("judge") or {}).get("spec"),
+        "extracted": score.extracted if score is not None else None,
+        "score": score.score if score is not None else None,
+        "method": score.method if score is not None else None,
+        "judge": (score.judge or {}).get("spec") if score is not None else None,
         "verdict": trace_verdict(score),
         "sent": sent_to_model(steps),  # the system prompt and tool schemas, as sent
         "steps": [_shown_step(step, links) for step in steps],
@@ -212,7 +222,7 @@ def _detail(
     return {key: value for key, value in detail.items() if value not in (None, [], "")}, steps
 
 
-def _pairs(run: Run, scores: dict[tuple[str, str], dict[str, Any]]) -> list[tuple[str, str]]:
+def _pairs(run: Run, scores: dict[tuple[str, str], Score]) -> list[tuple[str, str]]:
     """Return the recorded (item id, arm) pairs, and those only scored (never run), in item then arm order."""
     order = {item_id: n for n, item_id in enumerate(run.items)}
     arms = {arm: n for n, arm in enumerate(run.arms)}
@@ -240,7 +250,7 @@ def viewer_data(run: Run, page_dir: Path, *, rate: bool = False) -> tuple[dict[s
     gives), `key` (its localStorage key), `forms` (the distinct rating forms) and `form` (per trace, the index of
     its form, -1 for a pair the run failed on); a generated image's detail holds its authenticity `questions`.
     """
-    scores = latest_by_key(read_jsonl(run.root / SCORES))
+    scores = latest_by_key(iter_scores(run.root / SCORES))
     links = _Links(page_dir, run.root, run.items_root)
     arms, benchmarks, categories, statuses, labels = _Table(), _Table(), _Table(), _Table(), _Table()
     forms = _Table()
@@ -272,17 +282,19 @@ def viewer_data(run: Run, page_dir: Path, *, rate: bool = False) -> tuple[dict[s
         result, score = run.results.get((item_id, arm)), scores.get((item_id, arm))
         item = run.items.get(item_id)
         if item_id not in item_rows:
-            benchmark = (item.benchmark if item else None) or (result or score or {}).get("benchmark") or "?"
-            category = (item.category if item else None) or (result or score or {}).get("category") or "?"
+            recorded = result or score
+            benchmark = (item.benchmark if item else None) or (recorded.benchmark if recorded else None) or "?"
+            category = (item.category if item else None) or (recorded.category if recorded else None) or "?"
             item_rows[item_id] = len(items)
             items.append(
                 [item_id, item.question if item else "", benchmarks.index(benchmark), categories.index(category)]
             )
         detail, steps = _detail(run, item_id, arm, result, score, links)
-        status = (result or {}).get("status") or ((score or {}).get("details") or {}).get("status") or MISSING_STATUS
+        status = result.status if result is not None else (score.details.get("status") if score is not None else None)
+        status = status or MISSING_STATUS
         answer_class = correctness(result, score)
         if rate:
-            details = (score or {}).get("details") or {}
+            details = score.details if score is not None else {}
             ratable = item is not None and answer_class != "error" and result is not None
             form = rating_form(item, details) if item is not None and ratable else None
             form_of.append(forms.index(json.dumps(form.to_json())) if form is not None else -1)
@@ -299,7 +311,7 @@ def viewer_data(run: Run, page_dir: Path, *, rate: bool = False) -> tuple[dict[s
                 VERDICTS.index(verdict["verdict"] if verdict else "none"),
                 *counts.as_row(),
                 len(detail.get("outputs", [])),
-                1 if (result or {}).get("generator") else 0,
+                1 if result is not None and result.generator else 0,
                 len(shards),
                 labels.index(label) if (label := rating_label(score)) else -1,
             ]

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from mcot.failures import summarize_failures
-from mcot.rundir import read_jsonl
+from mcot.rundir import Result, read_jsonl
 from mcot.testing.fake_provider import FakeProvider, Faults, JudgeAgent, SoakAgent
 
 WIRES = ("openai-compatible", "anthropic")
@@ -135,7 +135,7 @@ def audit(run: Path) -> Audit:
         if records and records[-1].get("status") == "ok":
             result.done += 1
             result.unanswered_ok += FINAL_ANSWER not in str(records[-1].get("prediction") or "")
-    failures = summarize_failures([r for r in latest if r is not None])
+    failures = summarize_failures([Result.from_line(r) for r in latest if r is not None])
     result.failed = failures.failed
     result.causes = failures.lines(limit=8)
     return result

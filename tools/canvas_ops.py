@@ -14,6 +14,9 @@ from mcot.canvas._ops import OpSpec, Outcome, op_specs, watch
 from mcot.tools.registry import Context, Output, tool, unregister
 from pydantic import BaseModel
 
+from mcot.plugins import declaring_as
+from mcot.registry import CANVAS_OPS
+
 GROUP = "canvas"
 """The registry group of the canvas tools."""
 
@@ -77,7 +80,9 @@ def _sync() -> None:
     for name, spec in wanted.items():
         if _REGISTERED.get(name) is spec:
             continue
-        tool(GROUP, example=dict(spec.example))(_tool_function(spec))
+        held = CANVAS_OPS.peek(name)
+        with declaring_as(held.origin if held is not None else "mcot"):  # the tool is held by who declared the op
+            tool(GROUP, example=dict(spec.example))(_tool_function(spec))
         _REGISTERED[name] = spec
         changed = True
     if changed:

@@ -42,7 +42,13 @@ class Output:
 
 @dataclass
 class Context:
-    """What a tool function may touch: the canvas (read, or canvas operations) and a sketch of queued drawings."""
+    """What a tool function may touch (public as `mcot.Context`; docs/extending.md, "What a tool gets").
+
+    `canvas` is the pair's `mcot.canvas.Canvas`: read it (`width`, `height`, `elements`, `snapshot()`) or operate on it
+    (`draw_line`, …) for a canvas tool. `sketch` is a `Sketch` of drawings queued by a domain tool (`line`,
+    `arrow`, `path`, `point`, …); they are committed all or nothing after the tool returns, when the call asked
+    `draw=true`, and the trace records them as drawn by the tool, not by the model.
+    """
 
     canvas: Any
     sketch: Sketch
@@ -100,9 +106,7 @@ def _plain_tool(fn: Callable[..., Any], doc: str, group: str, example: dict[str,
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD) or name not in hints:
             raise TypeError(f"tool {fn.__name__}: every parameter needs a type annotation (and no *args/**kwargs)")
         fields[name] = (hints[name], ... if param.default is param.empty else param.default)
-    model = create_model(
-        f"{fn.__name__}_arguments", __config__=ConfigDict(extra="forbid"), **fields
-    )
+    model = create_model(f"{fn.__name__}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
 
     def run(args: BaseModel, ctx: Context) -> Output:
         value = fn(**{name: getattr(args, name) for name in fields})

@@ -26,6 +26,7 @@ from mcot.rundir import (
     MANIFEST,
     RESULTS,
     Manifest,
+    Result,
     ResultsLedger,
     RunDirError,
     Step,
@@ -70,11 +71,10 @@ class ReplayBackend:
         except RunDirError as exc:
             raise ModelSpecError(f"{self.spec}: {exc}") from None
 
-    def _read_results(self) -> dict[tuple[str, str], dict[str, Any]]:
+    def _read_results(self) -> dict[tuple[str, str], Result]:
         path = self.run / RESULTS
         try:
-            records = (r for r in ResultsLedger(self.run).records() if "id" in r and "mode" in r)
-            results = latest_by_key(records)
+            results = latest_by_key(ResultsLedger(self.run).records())
         except (OSError, RunDirError) as exc:
             raise ModelSpecError(
                 f"{self.spec}: {path} cannot be read ({exc}); the run has no results to replay"
@@ -104,7 +104,8 @@ class ReplayBackend:
         """Return the recorded model steps of one (item id, arm), failed calls included, in order."""
         steps = self._traces.get(pair)
         if steps is None:
-            relative = (self._results.get(pair) or {}).get("trace")
+            result = self._results.get(pair)
+            relative = result.trace if result is not None else None
             steps = []
             if relative:
                 try:

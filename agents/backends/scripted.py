@@ -13,6 +13,10 @@ from typing import Any
 from mcot.agents.backends.base import DETERMINISTIC, ModelRequest, ModelResponse, Usage
 from mcot.agents.errors import ModelError, ModelSpecError
 from mcot.agents.messages import ToolCall
+from mcot.benchmarks.inputs import InputFileError, read_regular
+
+SCRIPTED_MAX_BYTES = 64 * 1024 * 1024
+"""The largest scripted file read (turns of text and tool calls: a few kilobytes in practice)."""
 
 
 class ScriptedBackend:
@@ -29,9 +33,12 @@ class ScriptedBackend:
         self.spec = f"scripted:{path}"
         self.model = self.path.name
         try:
-            turns = json.loads(self.path.read_text(encoding="utf-8"))
+            text = read_regular(self.path, what="scripted file", max_bytes=SCRIPTED_MAX_BYTES).decode("utf-8")
+            turns = json.loads(text)
+        except InputFileError as exc:  # a FIFO, a device, a folder, or too large: refused without blocking
+            raise ModelSpecError(str(exc)) from None
         except OSError as exc:
-            raise ModelSpecError(f"scripted file {self.path} cannot be read: {exc.strerror}") from None
+            raise ModelSpecError(f"scripted file {self.path} cannot be read: {exc.strerror or exc}") from None
         except ValueError as exc:
             raise ModelSpecError(f"scripted file {self.path} is not JSON: {exc}") from None
         if isinstance(turns, dict):

@@ -78,6 +78,10 @@ class OpenAIImagesGenerator:
             api_key=self._key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s, http_client=http
         )
 
+    def endpoints(self) -> tuple[str, ...]:
+        """Return the URL this generator calls (the pre-flight check probes it before a command writes anything)."""
+        return (self.base_url or "https://api.openai.com/v1",)
+
     def redact(self, text: str) -> str:
         """Return text without the key, URL credentials or anything shaped like a key."""
         return self._redact(text)
@@ -159,7 +163,9 @@ class OpenAIImagesGenerator:
         usage_tokens = _dump(getattr(response, "usage", None))
         if usage_tokens:
             try:
-                checked_usage(input_tokens=usage_tokens.get("input_tokens"), output_tokens=usage_tokens.get("output_tokens"))
+                checked_usage(
+                    input_tokens=usage_tokens.get("input_tokens"), output_tokens=usage_tokens.get("output_tokens")
+                )
             except UnusableUsage as exc:
                 raise GeneratorError(f"{self.spec}: {exc}") from None
         cost = image_cost_usd(

@@ -22,17 +22,17 @@ from mcot.eval.protocols._gobench_understanding import GOBENCH_DIMENSIONS, readi
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import Table, by_mode, correlation_cell, mean, num, with_all_arms
 
-from mcot.rundir import Score
+from mcot.rundir import Result, Score
 
 _QUESTION_NUMBER = re.compile(r"^\s*\d+\s*[.)、:]\s*")
 """The numbering of a line of GOBench's `Questions_reality` ("1. ", "2) ", "3、")."""
 
 
-async def score_generation(scorer: Scorer, item: Item, result: dict[str, Any], score: Score) -> None:
+async def score_generation(scorer: Scorer, item: Item, result: Result, score: Score) -> None:
     """Rate one generated image by the judge: its authenticity questions (Yes 1, No 0, Cannot be determined 0.5,
     summed), aesthetics 1–5 and fidelity 1–5; where the image carries known answers, the calibration pairs."""
     meta = first_image_meta(result)
-    score.details["generator"] = result.get("generator") or scorer.generator
+    score.details["generator"] = result.generator or scorer.generator
     questions = generation_questions(item, meta)
     known = known_answers(meta, len(questions)) if questions else None
     if known is not None:
@@ -70,20 +70,14 @@ async def score_generation(scorer: Scorer, item: Item, result: dict[str, Any], s
         score.details["calibration"] = calibration_pairs(answers, known)
 
 
-def first_image_meta(result: dict[str, Any]) -> dict[str, Any]:
+def first_image_meta(result: Result) -> dict[str, Any]:
     """Return the meta of a result's first generated image (`image_meta[0]`), {} when it has none."""
-    metas = result.get("image_meta")
-    if isinstance(metas, list) and metas and isinstance(metas[0], dict):
-        return metas[0]
-    return {}
+    return result.image_meta[0] if result.image_meta else {}
 
 
-def generated_image_path(result: dict[str, Any]) -> str | None:
+def generated_image_path(result: Result) -> str | None:
     """Return the run-relative path of a result's generated image: `image`, else `images[0]`, else `prediction`."""
-    images = result.get("images")
-    first = images[0] if isinstance(images, list) and images else None
-    path = result.get("image") or first or result.get("prediction")
-    return str(path) if path else None
+    return result.first_image() or result.prediction or None
 
 
 def generation_questions(item: Item, meta: dict[str, Any] | None = None) -> list[str]:

@@ -7,7 +7,6 @@ checks what the model drew against each item's exact solution geometry, for arms
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from mcot.benchmarks.item import Item
 from mcot.eval.headline import OVERALL
@@ -16,17 +15,16 @@ from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import Table, category_table
 from mcot.eval.verify import verify_games_trace
 
-from mcot.rundir import Score
+from mcot.rundir import Result, Score
 
 __all__ = ["headline", "official", "robust", "tables", "verifier"]
 
 
-async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def official(scorer: Scorer, item: Item, text: str, result: Result) -> Score:
     """Generated games: letters like GePBench (its robust reading); numbers by numeric match."""
     if item.answer_type == "choice":
-        await gepbench.robust(scorer, item, text, result, score)
-    else:
-        await generic.official(scorer, item, text, result, score)
+        return await gepbench.robust(scorer, item, text, result)
+    return await generic.official(scorer, item, text, result)
 
 
 robust = None

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from mcot.benchmarks.item import Item
 from mcot.eval import judges
@@ -18,19 +17,20 @@ from mcot.eval.match import match_answer, parse_quantity
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import Table, category_table
 
-from mcot.rundir import Score
+from mcot.rundir import Result, Score
 
 __all__ = ["headline", "official", "robust", "tables", "verifier"]
 
 
-async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def official(scorer: Scorer, item: Item, text: str, result: Result) -> Score:
     """Any other benchmark, by answer type: letters, yes/no, numbers by rules; text by a judge."""
+    score = scorer.score_for(item, result)
     if item.answer_type == "choice":
         letter = extract_choice(text, item.choices)
         score.extracted = letter
         verdict = match_answer(letter, item.answer, answer_type="choice", choices=item.choices)
         scorer.settle(score, bool(verdict.equal), match=verdict.rule if letter else "no-letter")
-        return
+        return score
     extracted = extract_final_answer(text)
     if extracted is None:
         extracted = last_line(text) if item.answer_type in ("yesno", "text") else _last_number(text)
@@ -38,21 +38,22 @@ async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any]
     verdict = match_answer(extracted, item.answer, answer_type=item.answer_type, choices=item.choices)
     if verdict.equal is not None:
         scorer.settle(score, verdict.equal, match=verdict.rule, **verdict.details)
-        return
+        return score
     if item.answer_type in ("number", "yesno") and extracted is None:
         scorer.settle(score, False, match="no-answer")
-        return
+        return score
     if scorer.judge is None:
         scorer.unjudged(score, "rules cannot compare the answers: pass --judge")
-        return
+        return score
     reply = await scorer.ask(
         "generic_match", judges.parse_binary, question=item.question, answer=item.answer, extracted=extracted or ""
     )
     score.judge = reply.record(scorer.judge.spec)
     if reply.error:
         scorer.judge_failed(score, reply)
-        return
+        return score
     scorer.settle(score, bool(reply.value), "judge", match="judge-verdict")
+    return score
 
 
 robust = None

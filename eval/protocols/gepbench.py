@@ -20,7 +20,7 @@ from mcot.eval.match import normalize_text
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, pct, tally
 
-from mcot.rundir import Score
+from mcot.rundir import Result, Score
 
 __all__ = ["headline", "official", "robust", "tables", "verifier"]
 
@@ -76,16 +76,20 @@ def public_answer(text: str, choices: Sequence[Any] | None) -> tuple[str | None,
     return None, "choice-text-crash"
 
 
-async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def official(scorer: Scorer, item: Item, text: str, result: Result) -> Score:
     """Score as geocap eval/gepbench.py does: `find_answer`'s letter against the answer's index; none → wrong."""
+    score = scorer.score_for(item, result)
     letter, rule = public_answer(text, item.choices)
     _settle(scorer, item, score, letter, rule)
+    return score
 
 
-async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def robust(scorer: Scorer, item: Item, text: str, result: Result) -> Score:
     """Score by mcot's reading: boxed and explicit answers, negations, echoes, choice texts, lone lower-case letters."""
+    score = scorer.score_for(item, result)
     letter, match = extract_choice_robust(text, item.choices)
     _settle(scorer, item, score, letter, match)
+    return score
 
 
 def cell_accuracies(scores: Sequence[Score]) -> list[float | None]:

@@ -12,7 +12,6 @@ Generation (mcot.eval.protocols._gobench_generation, items with `meta.task` "gen
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from mcot.benchmarks.item import Item
 from mcot.eval.headline import Metric
@@ -22,24 +21,28 @@ from mcot.eval.protocols._gobench_understanding import score_understanding, sps_
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import Table
 
-from mcot.rundir import Score
+from mcot.rundir import Result, Score
 
 __all__ = ["headline", "official", "robust", "tables", "verifier"]
 
 
-async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def official(scorer: Scorer, item: Item, text: str, result: Result) -> Score:
     """GOBench, official (VLMEvalKit): SPS from the `Total Score:` line and the two labelled ratings; an item
     with any of the three unreadable leaves all three means. Generation items are rated by a judge."""
+    score = scorer.score_for(item, result)
     await _gobench(scorer, item, text, result, score, OFFICIAL)
+    return score
 
 
-async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def robust(scorer: Scorer, item: Item, text: str, result: Result) -> Score:
     """GOBench, robust (the paper's wording): SPS from the sum of the five answers and tolerant ratings; an
     unreadable dimension leaves that dimension's mean only. Generation items are rated by a judge."""
+    score = scorer.score_for(item, result)
     await _gobench(scorer, item, text, result, score, ROBUST)
+    return score
 
 
-async def _gobench(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score, protocol: str) -> None:
+async def _gobench(scorer: Scorer, item: Item, text: str, result: Result, score: Score, protocol: str) -> None:
     if item.meta.get("task") == "generation" or item.answer_type == "image":
         score.details["task"] = "generation"
         await score_generation(scorer, item, result, score)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from mcot.benchmarks.item import Item
 from mcot.eval import judges
@@ -31,25 +30,26 @@ from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, mean, num, pct, tally
 from mcot.eval.verify import verify_diagram_trace
 
-from mcot.rundir import Score
+from mcot.rundir import Result, Score
 
 __all__ = ["headline", "official", "robust", "tables", "verifier"]
 
 
-async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def official(scorer: Scorer, item: Item, text: str, result: Result) -> Score:
     """OmniPhys: S1 (rules, else judge) and S2 for objective items, S3 for open ones, diagram grades."""
+    score = scorer.score_for(item, result)
     kind = omniphys_kind(item)
     score.details["task"] = kind
     if kind == "diagram":
         await _omniphys_diagram(scorer, item, result, score)
-        return
+        return score
     if kind == "open":
         s3 = await _process(scorer, item, text, score)
         if s3 is not None:
             score.score = s3
             score.correct = s3 == 1
             score.details["s3"] = s3
-        return
+        return score
     s1 = omniphys_result_rule(kind, text, item)
     score.extracted = s1[1]
     if s1[0] is None and scorer.judge is not None:
@@ -64,7 +64,7 @@ async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any]
         score.judge = reply.record(scorer.judge.spec)
         if reply.error:
             scorer.judge_failed(score, reply)
-            return
+            return score
         score.method = "judge"
         s1_value: float | None = reply.value
     else:
@@ -74,10 +74,11 @@ async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any]
             score.details["unjudged"] = "rules cannot grade this result: pass --judge"
     score.details["s1"] = s1_value
     if s1_value is None:
-        return
+        return score
     score.score = s1_value
     score.correct = s1_value == 1
     score.details["s2"] = await _process(scorer, item, text, score, keep_method=True)
+    return score
 
 
 robust = None
@@ -108,7 +109,7 @@ async def _process(scorer: Scorer, item: Item, text: str, score: Score, *, keep_
     return float(reply.value["score"])
 
 
-async def _omniphys_diagram(scorer: Scorer, item: Item, result: dict[str, Any], score: Score) -> None:
+async def _omniphys_diagram(scorer: Scorer, item: Item, result: Result, score: Score) -> None:
     """Grade an edited diagram with the judge (1 / 0.5 / 0); it sees the input, the reference and the output.
 
     The output is the result's `image` (a generator's image, or the canvas arm's final canvas). A finished
@@ -117,7 +118,7 @@ async def _omniphys_diagram(scorer: Scorer, item: Item, result: dict[str, Any], 
     """
     image_path = produced_image_path(result)
     if image_path is None:
-        if str(result.get("status", "ok")) == "ok":
+        if result.ok:
             scorer.settle(score, False, grade=0.0, reason="the answer holds no edited diagram (no image)")
         else:
             scorer.unjudged(score, "the answer holds no edited diagram (no image)")
@@ -155,18 +156,16 @@ async def _omniphys_diagram(scorer: Scorer, item: Item, result: dict[str, Any], 
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif")
 
 
-def produced_image_path(result: dict[str, Any]) -> str | None:
+def produced_image_path(result: Result) -> str | None:
     """Return the run-relative path of the image a result produced, or None when it produced none.
 
     The result's `image` (else the first of `images`); for older records, a prediction that is itself one
     image path (one line, no `..`, an image suffix).
     """
-    image = result.get("image")
-    if not image and isinstance(result.get("images"), list) and result["images"]:
-        image = result["images"][0]
-    if isinstance(image, str) and image.strip():
+    image = result.first_image()
+    if image and image.strip():
         return image.strip()
-    text = str(result.get("prediction") or "").strip()
+    text = result.text.strip()
     plain = text and "\n" not in text and "\x00" not in text and len(text) <= 255 and ".." not in text.split("/")
     return text if plain and text.lower().endswith(_IMAGE_SUFFIXES) else None
 

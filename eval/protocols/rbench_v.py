@@ -30,7 +30,7 @@ from mcot.eval.match import Match, match_angle, match_answer, parse_number, pars
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, counts_notes, pct, tally
 
-from mcot.rundir import Score
+from mcot.rundir import Result, Score
 
 __all__ = ["headline", "official", "robust", "tables", "verifier"]
 
@@ -73,8 +73,9 @@ def raw_answer(item: Item) -> str:
     return str(raw) if raw is not None else item.answer
 
 
-async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def official(scorer: Scorer, item: Item, text: str, result: Result) -> Score:
     """RBench-V official: MathVerse extraction, exact string against the raw answer, else the 0/1 verdict."""
+    score = scorer.score_for(item, result)
     answer = raw_answer(item)
     if scorer.judge is None:
         rule = exact_reading(text, answer)
@@ -83,7 +84,7 @@ async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any]
             scorer.settle(score, True, "rule", match=rule)
         else:
             scorer.unjudged(score, NEEDS_JUDGE)
-        return
+        return score
     template = scorer.templates
     extraction = await judges.ask_judge_retrying(
         scorer.judge,
@@ -98,12 +99,12 @@ async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any]
     score.judge = records[0]
     if extraction.error:
         scorer.judge_failed(score, extraction)
-        return
+        return score
     extracted = str(extraction.value)
     score.extracted = extracted
     if extracted.strip() == answer.strip():
         scorer.settle(score, True, "judge", match="exact-after-extraction")
-        return
+        return score
     verdict = await judges.ask_judge_retrying(
         scorer.judge,
         template["mathverse_score"],
@@ -119,8 +120,9 @@ async def official(scorer: Scorer, item: Item, text: str, result: dict[str, Any]
     score.judge = {**records[-1], "stages": records}
     if verdict.error:
         scorer.judge_failed(score, verdict)
-        return
+        return score
     scorer.settle(score, bool(verdict.value), "judge", match="judge-verdict")
+    return score
 
 
 def rbench_match(extracted: str, item: Item, rel_tol: float) -> Match:
@@ -141,8 +143,9 @@ def rbench_match(extracted: str, item: Item, rel_tol: float) -> Match:
     return match_answer(extracted, item.answer, answer_type=item.answer_type, choices=item.choices, rel_tol=rel_tol)
 
 
-async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def robust(scorer: Scorer, item: Item, text: str, result: Result) -> Score:
     """RBench-V robust: the last boxed answer (or option letter) by rules, else judge extraction, rules, 0/1 verdict."""
+    score = scorer.score_for(item, result)
     extracted = extract_boxed(text)
     if extracted is None and item.answer_type == "choice":
         extracted = extract_choice(text, item.choices)
@@ -151,11 +154,11 @@ async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], 
         verdict = rbench_match(extracted, item, scorer.rel_tol)
         if verdict.equal is not None:
             scorer.settle(score, verdict.equal, match=verdict.rule, **verdict.details)
-            return
+            return score
     if scorer.judge is None:
         reason = "no boxed answer" if extracted is None else "rules cannot compare the answers"
         scorer.unjudged(score, f"{reason}: pass --judge")
-        return
+        return score
     records: list[dict[str, Any]] = []
     if extracted is None:
         reply = await scorer.ask("rbench_extract", judges.parse_extraction, question=item.question, response=text)
@@ -163,16 +166,16 @@ async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], 
         score.judge = records[-1]
         if reply.error:
             scorer.judge_failed(score, reply)
-            return
+            return score
         extracted = reply.value
         score.extracted = extracted
         if extracted is None:
             scorer.settle(score, False, "judge", match="judge-found-no-answer")
-            return
+            return score
         ruled = rbench_match(extracted, item, scorer.rel_tol)
         if ruled.equal is not None:
             scorer.settle(score, ruled.equal, "judge", match=ruled.rule, extracted_by="judge", **ruled.details)
-            return
+            return score
     reply = await scorer.ask(
         "rbench_verdict", judges.parse_binary, question=item.question, answer=item.answer, extracted=extracted
     )
@@ -180,8 +183,9 @@ async def robust(scorer: Scorer, item: Item, text: str, result: dict[str, Any], 
     score.judge = records[-1] if len(records) == 1 else {**records[-1], "stages": records}
     if reply.error:
         scorer.judge_failed(score, reply)
-        return
+        return score
     scorer.settle(score, bool(reply.value), "judge", match="judge-verdict")
+    return score
 
 
 def tables(scores: Sequence[Score]) -> list[Table]:

@@ -7,6 +7,7 @@ from typing import Any
 
 import typer
 
+from mcot.benchmarks.inputs import NotRegularFile, check_source
 from mcot.benchmarks.item import ItemError
 from mcot.benchmarks.loaders import LoaderError, convert, convertible_formats, options_of
 from mcot.command_options import ConvertOptions
@@ -38,6 +39,12 @@ def run_convert(
     wrong = [f"--{key}" for key in options if key not in allowed]
     if wrong:
         raise UsageError(f"{', '.join(wrong)} does not apply to {name}")
+    try:
+        check_source(src, what="source")
+    except NotRegularFile as exc:
+        raise UsageError(str(exc)) from None
+    except FileNotFoundError:
+        pass  # the loader says what it expected there
     try:
         summary = convert(name, Path(src), Path(out), **options)
     except (LoaderError, ItemError) as exc:

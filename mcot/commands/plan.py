@@ -25,6 +25,10 @@ def run_plan(baseline: float, effect: float, discordance: float | None = None, p
         n = items_needed(psi, effect, alpha=alpha, power=power)
     except EvalError as exc:
         raise UsageError(str(exc)) from exc
+    except (ZeroDivisionError, OverflowError, ValueError):  # an effect too small for any finite number of items
+        raise UsageError(
+            f"an effect of {effect:g} is too small to plan for: no finite number of items detects it"
+        ) from None
     source = "given" if discordance is not None else "if the two arms' outcomes were independent"
     typer.echo(
         f"{n} paired items detect {100 * baseline:.1f}% → {100 * (baseline + effect):.1f}% "

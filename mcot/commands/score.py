@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from mcot.breaker import check_endpoints_now
 from mcot.command_options import ScoreOptions
 from mcot.errors import UsageError
 from mcot.eval.errors import EvalError
@@ -47,6 +48,7 @@ def run_score(
             judge_model = judge_from_spec(judge, base_url)
         except Exception as exc:  # an unknown or unusable spec: the backend's message says what to fix
             raise UsageError(f"cannot use judge {judge!r}: {exc}") from exc
+        check_endpoints_now(judge_model)  # a dead judge endpoint refuses the command before anything is written
     try:
         with run_lock(run_dir, "mcot score"):
             summary = score_run(
@@ -83,4 +85,9 @@ def run_score(
     if summary.people is not None:
         scores_files += f", {HUMAN_SCORES} (the people's verdicts)"
     typer.echo(f"wrote {scores_files}, report.md and report.html in {Path(run_dir)}")
+    missing = sum(1 for score in summary.scores if score.method == "judge_error")
+    if missing:
+        typer.echo(f"mcot: {missing} judgment(s) are missing (the judge failed or replied unparsably); "
+                   "re-run the same command to ask again", err=True)  # fmt: skip
+        return 3
     return 0

@@ -35,5 +35,7 @@ def run_select_hardest(runs: Sequence[Path], out: Path, share: float = 0.10, mor
         f"chose {len(selection.chosen)} of {len(selection.ranked)} items (H ≥ {lowest:.3f}, ties by id) from "
         f"{len(runs)} run(s)"
     )
+    if selection.dropped_nan:
+        typer.echo(f"left out {selection.dropped_nan} pair(s) whose score is NaN (not a verdict)")
     typer.echo(f"wrote {selection.out}/items.jsonl, its images and {SELECTION_FILE}")
     return 0

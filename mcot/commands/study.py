@@ -9,6 +9,7 @@ import typer
 from mcot.command_options import StudyOptions
 from mcot.errors import UsageError
 from mcot.options import validated
+from mcot.rundir import run_lock
 
 
 @validated(StudyOptions)
@@ -16,11 +17,13 @@ def run_study_command(study: Path, out: Path) -> int:
     """Run (or resume) the study, print where its report is; return 0, 3 when some pair failed, 130 if interrupted."""
     from mcot.interrupts import EXIT_INTERRUPTED
     from mcot.study.config import read_study
-    from mcot.study.run import run_study
+    from mcot.study.run import refuse_reading_from, run_study
 
     config = read_study(Path(study))
+    refuse_reading_from(config, Path(out))  # before anything is written
     try:
-        outcome = run_study(config, Path(out))
+        with run_lock(Path(out), "mcot study"):  # one writer per study folder: a second one refuses at once
+            outcome = run_study(config, Path(out))
     except ValueError as exc:  # a bad model spec reaches the user as one line
         raise UsageError(str(exc)) from exc
     for name, run in outcome.runs.items():

@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -22,8 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from PIL import Image
+from pydantic import ValidationError
 
 from mcot.benchmarks.item import Item
+from mcot.canvas import MAX_PIXELS
 
 OBSERVE_MAX_SIDE = 1024
 """A run's default observation size (mcot.agents.budget.Budget.observe_max_side): larger canvases are shown scaled."""
@@ -49,17 +52,33 @@ class Observation:
 
 
 def item_from_row(value: str | Mapping[str, Any] | Item) -> Item:
-    """Return the item of an export row's `item` column (JSON text or a dict), or the item itself."""
+    """Return the item of an export row's `item` column (JSON text or a dict), or the item itself; raise
+    EpisodeError with a one-line reason for a row that is not an item (bad JSON, not an object, invalid fields)."""
     if isinstance(value, Item):
         return value
-    data = json.loads(value) if isinstance(value, str) else dict(value)
+    try:
+        data = json.loads(value) if isinstance(value, str | bytes | bytearray) else dict(value)
+    except (ValueError, TypeError) as exc:
+        raise EpisodeError(f"the row's `item` is not an item's JSON object: {_one_line(exc)}") from None
+    if not isinstance(data, dict):
+        raise EpisodeError(f"the row's `item` is a JSON {type(data).__name__}, not an object")
     fields = {key: data[key] for key in Item.model_fields if key in data}
     fields.setdefault("meta", {})
-    return Item.model_validate(fields)
+    try:
+        return Item.model_validate(fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first.get("loc", ())) or "item"
+        raise EpisodeError(f"the row's `item` is not a valid item: {where}: {first.get('msg', 'invalid')}") from None
 
 
 def open_base(image: Any, root: Path | None = None) -> Image.Image:
-    """Return an image given as a PIL image, bytes, a `{"bytes", "path"}` struct or a path (relative to `root`)."""
+    """Return an image given as a PIL image, bytes, a `{"bytes", "path"}` struct or a path relative to `root`.
+
+    A path must stay inside `root` (no `..`, absolute path or symlink out of it; without `root` a path is refused),
+    the image's size is read from its header and refused past `MAX_PIXELS` before anything is decoded, and every
+    bad image raises EpisodeError with a one-line reason.
+    """
     if isinstance(image, Image.Image):
         return image
     if isinstance(image, Mapping):
@@ -67,19 +86,51 @@ def open_base(image: Any, root: Path | None = None) -> Image.Image:
             return open_base(image["bytes"], root)
         image = image.get("path")
     if isinstance(image, bytes | bytearray):
-        with Image.open(io.BytesIO(image)) as opened:
-            opened.load()
-            return opened.copy()
+        return _decoded(io.BytesIO(image), "the canvas image bytes")
     if isinstance(image, str | Path):
-        path = Path(image)
-        if not path.is_absolute() and root is not None:
-            path = Path(root) / path
-        if not path.is_file():
-            raise EpisodeError(f"the canvas image {str(image)!r} is not a file (give images_root or the image itself)")
-        with Image.open(path) as opened:
-            opened.load()
-            return opened.copy()
+        path = _inside(image, root)
+        with path.open("rb") as handle:
+            return _decoded(handle, repr(str(image)))
     raise EpisodeError(f"cannot open a canvas image from {type(image).__name__}")
+
+
+def _inside(image: str | Path, root: Path | None) -> Path:
+    """Return the regular file `image` names under `root`; raise EpisodeError when it leaves `root` or is not one."""
+    named = str(image)
+    if root is None:
+        raise EpisodeError(f"the canvas image {named!r} is a path: give images_root, the folder it is relative to")
+    relative = Path(named)
+    if relative.is_absolute() or ".." in relative.parts or "\x00" in named:
+        raise EpisodeError(f"the canvas image {named!r} leaves images_root (an absolute path or '..')")
+    base = Path(root).resolve()
+    path = (base / relative).resolve()
+    if not path.is_relative_to(base):
+        raise EpisodeError(f"the canvas image {named!r} leaves images_root (a symlink out of it)")
+    if not path.is_file():  # is_file follows to the target: a FIFO, a device or a folder is not one
+        raise EpisodeError(f"the canvas image {named!r} is not a regular file under images_root")
+    return path
+
+
+def _decoded(handle: Any, what: str) -> Image.Image:
+    """Return the image read from `handle`, its size checked from the header before decoding."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(handle) as opened:
+                width, height = opened.size
+                if width * height > MAX_PIXELS:
+                    raise EpisodeError(f"{what} is {width} × {height} pixels, over the limit of {MAX_PIXELS}")
+                opened.load()
+                return opened.copy()
+    except EpisodeError:
+        raise
+    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:
+        raise EpisodeError(f"{what} is not an image mcot can read: {_one_line(exc)}") from None
+
+
+def _one_line(exc: BaseException, limit: int = 200) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass
@@ -117,8 +168,10 @@ class Episode:
             else:
                 size = tuple(item.meta.get("canvas") or ()) or BLANK_CANVAS
                 base, canvas = None, Canvas(size=size)
-        except CanvasError as exc:
+        except EpisodeError as exc:
             raise EpisodeError(f"item {item.id}: {exc}") from None
+        except (CanvasError, TypeError, ValueError) as exc:  # a canvas size of the wrong shape, …
+            raise EpisodeError(f"item {item.id}: {_one_line(exc)}") from None
         episode = cls(item, tools, base, canvas)
         episode._record("observation", text=_note("observation.initial.txt", canvas, []), changed=[], version=0)
         return episode

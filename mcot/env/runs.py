@@ -54,7 +54,7 @@ def write_episodes(
     return `out`. Raise FileExistsError when `out` holds files."""
     from mcot import __version__
     from mcot.agents.trace import Step
-    from mcot.rundir import file_sha256, now_iso
+    from mcot.rundir import Result, ResultUsage, file_sha256, now_iso
 
     out = Path(out)
     if out.exists() and any(out.iterdir()):
@@ -79,14 +79,16 @@ def write_episodes(
         (out / trace).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         prediction = completions[k] if completions is not None else ""
         tool_steps = sum(1 for step in steps if step["kind"] == "tool")
-        result = {"id": item.id, "mode": name, "status": "ok", "prediction": prediction, "steps": tool_steps}
-        results.append({**result, "usage": {"input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}, "trace": trace})
+        usage = ResultUsage(input_tokens=0, output_tokens=0, cost_usd=0.0)
+        results.append(
+            Result(
+                id=item.id, mode=name, status="ok", prediction=prediction, steps=tool_steps, usage=usage, trace=trace
+            )
+        )
     for sha, data in {sha: data for episode in episodes for sha, data in episode.blobs.items()}.items():
         (out / "blobs" / f"{sha}.png").write_bytes(data)
     (out / "items.jsonl").write_text("".join(line + "\n" for line in items), encoding="utf-8")
-    (out / "results.jsonl").write_text(
-        "".join(json.dumps(result, ensure_ascii=False) + "\n" for result in results), encoding="utf-8"
-    )
+    (out / "results.jsonl").write_text("".join(result.to_line() + "\n" for result in results), encoding="utf-8")
     manifest = {
         "command": ENV_COMMAND,
         "mcot_version": __version__,

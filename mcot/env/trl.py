@@ -47,6 +47,8 @@ class CanvasEnvironment:
             )
         item = item_from_row(row["item"])
         images = row.get("images") or []
+        if not isinstance(images, list | tuple):
+            raise EpisodeError(f"the row's `images` is a {type(images).__name__}, not a list of images")
         self.episode = Episode.open(item, self.tools, images[0] if images else None, self.images_root)
         if row.get("prompt"):
             return None

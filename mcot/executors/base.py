@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from mcot.executors.records import failure_record, pair_record
+from mcot.rundir.results import Result
 
 if TYPE_CHECKING:
     from mcot.agents.retry import Failure
@@ -34,7 +35,7 @@ class PairOutcome:
     `blobs` maps a blob's file name (`<sha256><suffix>`) to its bytes; the driver writes them under RUN/blobs.
     """
 
-    record: dict[str, Any]
+    record: Result
     trace_text: str | None = None
     blobs: dict[str, bytes] = field(default_factory=dict)
 
@@ -56,7 +57,7 @@ class PairExecutor(Protocol):
         """Get ready to solve; raise UsageError (bad address, missing extra) or ExecutorError."""
         ...
 
-    async def solve(self, item: Item, arm: str) -> dict[str, Any]:
+    async def solve(self, item: Item, arm: str) -> Result:
         """Return the ledger record of one pair, its trace and blobs written into the run directory."""
         ...
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcot.executors.base import backend_endpoint_counts
 from mcot.executors.records import failure_record, pair_record
+from mcot.rundir.results import Result
 
 if TYPE_CHECKING:
     from mcot.agents.solver import Solver
@@ -38,7 +39,7 @@ class InProcessExecutor:
     async def start(self) -> None:
         """Nothing to start: the solvers are ready."""
 
-    async def solve(self, item: Item, arm: str) -> dict[str, Any]:
+    async def solve(self, item: Item, arm: str) -> Result:
         """Return the ledger record of (item, arm), its trace written; a failure is a failure record."""
         started = time.perf_counter()
         try:

@@ -22,6 +22,7 @@ from mcot.executors.base import WORKER_DIED, ExecutorError, add_counts, tell
 from mcot.executors.inprocess import as_run_dir
 from mcot.executors.records import failure_record
 from mcot.executors.wire import Outbox, read_frame
+from mcot.rundir.results import Result
 
 if TYPE_CHECKING:
     from mcot.benchmarks.item import Item
@@ -34,7 +35,7 @@ WORKER_MODULE = "mcot.executors.worker"
 
 @dataclass
 class _Pending:
-    future: asyncio.Future[dict[str, Any]]
+    future: asyncio.Future[Result]
     item: Item
     arm: str
     started: float
@@ -130,14 +131,14 @@ class ProcessExecutor:
         worker.reader = asyncio.create_task(self._read(worker))
         return worker
 
-    async def solve(self, item: Item, arm: str) -> dict[str, Any]:
+    async def solve(self, item: Item, arm: str) -> Result:
         """Return the ledger record of (item, arm) solved by the least busy worker (see PairExecutor)."""
         worker = await self._pick()
         if worker is None:
             reason = f"no worker process left (all died; {self.restarts} were restarted)"
             return failure_record(item, arm, reason, 0.0)
         request = next(self._ids)
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
         worker.pending[request] = _Pending(future, item, arm, time.perf_counter())
         worker.outbox.put(("solve", request, item.to_json_line(), arm))
         try:

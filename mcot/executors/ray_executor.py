@@ -33,6 +33,7 @@ from mcot.executors.base import (
 )
 from mcot.executors.inprocess import as_run_dir
 from mcot.executors.records import failure_record
+from mcot.rundir.results import Result
 
 if TYPE_CHECKING:
     from mcot.agents.retry import Failure
@@ -231,7 +232,7 @@ class RayExecutor:
             raise
         self._poller = asyncio.create_task(self._poll())
 
-    async def solve(self, item: Item, arm: str) -> dict[str, Any]:
+    async def solve(self, item: Item, arm: str) -> Result:
         """Return the ledger record of (item, arm) solved by the least busy actor; its trace and blobs written."""
         started = time.perf_counter()
         index = min(range(len(self._actors)), key=self._in_flight.__getitem__)
@@ -254,16 +255,16 @@ class RayExecutor:
             self._in_flight[index] -= 1
         return self._keep(item, arm, outcome)
 
-    def _keep(self, item: Item, arm: str, outcome: PairOutcome) -> dict[str, Any]:
+    def _keep(self, item: Item, arm: str, outcome: PairOutcome) -> Result:
         """Write an outcome's blobs and trace into the run directory; return its record with the trace path."""
         record = outcome.record
         try:
             for name, data in outcome.blobs.items():
                 self._blobs.put(data, name[64:] or ".png")
             if outcome.trace_text is not None:
-                record["trace"] = self.run_dir.traces.write_text(item.id, arm, outcome.trace_text)
+                record = record.with_fields({"trace": self.run_dir.traces.write_text(item.id, arm, outcome.trace_text)})
         except Exception as exc:
-            return failure_record(item, arm, f"{type(exc).__name__}: {exc}", float(record.get("latency_s") or 0.0))
+            return failure_record(item, arm, f"{type(exc).__name__}: {exc}", float(record.latency_s or 0.0))
         return record
 
     async def _poll(self) -> None:

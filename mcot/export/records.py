@@ -16,7 +16,7 @@ from typing import Any
 from mcot.benchmarks.item import Item, iter_items
 from mcot.eval.advice import MISSING_STATUS
 from mcot.export.images import ImageCatalog
-from mcot.rundir import SCORES, Run, order_arms, read_jsonl
+from mcot.rundir import SCORES, Result, Run, Score, order_arms, read_jsonl
 
 ITEMS_SOURCE = "items"
 """`Pair.source` of a pair read from an items directory (no run): a prompt, with no result, score or trace."""
@@ -31,8 +31,8 @@ class Pair:
     run: Run
     item: Item
     arm: str
-    result: dict[str, Any] | None
-    score: dict[str, Any] | None
+    result: Result | None
+    score: Score | None
     trace: list[dict[str, Any]]
     index: int = 0
     """The pair's position in the export (0, 1, …), in item order then arm order."""
@@ -50,7 +50,7 @@ class Pair:
         None for a prompt from an items directory."""
         if self.is_prompt:
             return None
-        return str(self.result.get("status") or "error") if self.result is not None else MISSING_STATUS
+        return (self.result.status or "error") if self.result is not None else MISSING_STATUS
 
     @property
     def error(self) -> str | None:
@@ -59,12 +59,12 @@ class Pair:
             return None
         if self.result is None:
             return MISSING_REASON
-        return self.result.get("error")
+        return self.result.error
 
     @property
     def correct(self) -> bool | None:
         """Return the score's `correct`, or None when the pair has no score."""
-        return None if self.score is None else self.score.get("correct")
+        return None if self.score is None else self.score.correct
 
     def item_image_paths(self) -> list[Path]:
         """Return the absolute paths of the item's images (under the run's items root); a path that leaves the
@@ -83,7 +83,7 @@ class Pair:
             "status": self.status,
             "error": self.error,
             "correct": self.correct,
-            "score": None if self.score is None else self.score.get("score"),
+            "score": None if self.score is None else self.score.score,
         }
 
 
@@ -115,7 +115,7 @@ class LineIndex:
                 offset += len(line)
 
     def get(self, key: tuple[str, str]) -> dict[str, Any] | None:
-        """Return the last line of `key` as a dict, or None when the ledger has none."""
+        """Return the last line of `key` as parsed JSON, or None when the ledger has none."""
         offset = self.offsets.get(key)
         if offset is None:
             return None
@@ -123,6 +123,16 @@ class LineIndex:
             handle.seek(offset)
             row: dict[str, Any] = json.loads(handle.readline())
             return row
+
+    def result(self, key: tuple[str, str]) -> Result | None:
+        """Return the last line of `key` as a typed result line (see `Result.from_line`), or None."""
+        row = self.get(key)
+        return Result.from_line(row, str(self.path)) if row is not None else None
+
+    def score(self, key: tuple[str, str]) -> Score | None:
+        """Return the last line of `key` as a typed score line (see `Score.from_line`), or None."""
+        row = self.get(key)
+        return Score.from_line(row, str(self.path)) if row is not None else None
 
     def modes(self) -> set[str]:
         """Return the modes (arms) the ledger has lines for."""
@@ -156,10 +166,10 @@ class RunSource:
         index = 0
         for item in iter_items(self.items_path.parent):
             for arm in arms:
-                score = self.scores.get((item.id, arm)) if self.scores is not None else None
-                if only_correct and (score or {}).get("correct") is not True:
+                score = self.scores.score((item.id, arm)) if self.scores is not None else None
+                if only_correct and (score is None or score.correct is not True):
                     continue
-                result = self.results.get((item.id, arm))
+                result = self.results.result((item.id, arm))
                 trace = read_trace(self.run, item.id, arm, result) if result is not None else []
                 yield Pair(self.run, item, arm, result, score, trace, index)
                 index += 1
@@ -180,9 +190,9 @@ def open_source(root: Path) -> RunSource:
     return RunSource(run, items_path, LineIndex(root / RESULTS), scores)
 
 
-def read_trace(run: Run, item_id: str, arm: str, result: dict[str, Any]) -> list[dict[str, Any]]:
+def read_trace(run: Run, item_id: str, arm: str, result: Result) -> list[dict[str, Any]]:
     """Return the steps of the trace a result names (`trace`, else traces/<id>.<arm>.jsonl), [] when it has none."""
-    relative = result.get("trace") or f"traces/{item_id}.{arm}.jsonl"
+    relative = result.trace or f"traces/{item_id}.{arm}.jsonl"
     path = run.root / relative
     return read_jsonl(path) if path.is_file() else []
 
@@ -242,13 +252,12 @@ def record_view(pair: Pair, catalog: ImageCatalog) -> dict[str, Any]:
 
     A prediction that is an image (a generator's, or an edited diagram's final canvas) names it by export name.
     """
-    result = pair.result or {}
-    score = pair.score or {}
+    result, score = pair.result, pair.score
     trace = export_trace(pair, catalog)
     canvas = [s["image"] for s in trace if s.get("kind") == "observation" and s.get("image")]
-    produced = [rel for rel in result.get("images") or [] if isinstance(rel, str)]
+    produced = list(result.images or []) if result is not None else []
     outputs = catalog.add_all([pair.run.root / rel for rel in produced])
-    prediction = result.get("prediction")
+    prediction = result.prediction if result is not None else None
     if isinstance(prediction, str) and prediction in produced:
         prediction = catalog.add(pair.run.root / prediction)
     flags = pair.flags()
@@ -265,13 +274,13 @@ def record_view(pair: Pair, catalog: ImageCatalog) -> dict[str, Any]:
         "status": flags["status"],
         "error": flags["error"],
         "prediction": prediction,
-        "extracted": score.get("extracted"),
+        "extracted": score.extracted if score is not None else None,
         "correct": flags["correct"],
         "score": flags["score"],
-        "score_method": score.get("method"),
-        "steps": result.get("steps"),
-        "usage": result.get("usage"),
-        "latency_s": result.get("latency_s"),
+        "score_method": score.method if score is not None else None,
+        "steps": result.steps if result is not None else None,
+        "usage": result.to_json().get("usage") if result is not None else None,
+        "latency_s": result.latency_s if result is not None else None,
         "item_images": catalog.add_all(pair.item_image_paths()),
         "canvas_images": canvas,
         "output_images": outputs,

@@ -4,7 +4,8 @@ Every reader and writer of a run directory goes through this package: the file n
 writes (`atomic`), JSON lines that read back whatever was written (`jsonl`), the typed manifest (`manifest`,
 `resume`), the frozen items (`items`), the results ledger (`ledger`, `outcomes`), traces (`traces`), blobs
 (`blobs`), the schedule (`schedule`), scores (`scores`), the run as a whole (`run`) and its one-writer lock
-(`lock`). It imports only the standard library, pydantic and `mcot.benchmarks.item`, so every room may use it.
+(`lock`); the typed, versioned lines of results, scores and traces (`results`, `scores`, `traces`, `versions`).
+It imports only the standard library, pydantic and `mcot.benchmarks.item`, so every room may use it.
 Names are imported on first use: `import mcot.rundir` loads nothing else.
 """
 
@@ -59,6 +60,13 @@ _EXPORTS = {
     "write_schedule": "mcot.rundir.schedule",
     "Method": "mcot.rundir.scores",
     "Score": "mcot.rundir.scores",
+    "iter_scores": "mcot.rundir.scores",
+    "Result": "mcot.rundir.results",
+    "ResultUsage": "mcot.rundir.results",
+    "SCHEMA_KEY": "mcot.rundir.versions",
+    "RESULT_VERSION": "mcot.rundir.versions",
+    "SCORE_VERSION": "mcot.rundir.versions",
+    "TRACE_VERSION": "mcot.rundir.versions",
     "read_scores": "mcot.rundir.scores",
     "write_scores": "mcot.rundir.scores",
     "ArmEntry": "mcot.rundir.manifest",
@@ -84,6 +92,7 @@ _EXPORTS = {
     "ResultsLedger": "mcot.rundir.ledger",
     "latest_by_key": "mcot.rundir.ledger",
     "PairOutcomes": "mcot.rundir.outcomes",
+    "Unfinished": "mcot.rundir.outcomes",
     "Run": "mcot.rundir.run",
     "RunDir": "mcot.rundir.run",
     "open_run": "mcot.rundir.run",
@@ -135,12 +144,14 @@ if TYPE_CHECKING:
         read_manifest,
         write_manifest,
     )
-    from mcot.rundir.outcomes import PairOutcomes
+    from mcot.rundir.outcomes import PairOutcomes, Unfinished
+    from mcot.rundir.results import Result, ResultUsage
     from mcot.rundir.resume import resume_conflicts
     from mcot.rundir.run import Run, RunDir, open_run
     from mcot.rundir.schedule import DEFAULT_SEED, read_schedule, shuffled_pairs, write_schedule
-    from mcot.rundir.scores import Method, Score, read_scores, write_scores
+    from mcot.rundir.scores import Method, Score, iter_scores, read_scores, write_scores
     from mcot.rundir.traces import DrawnBy, Step, StepKind, Trace, TraceStore, trace_name, trace_relpath
+    from mcot.rundir.versions import RESULT_VERSION, SCHEMA_KEY, SCORE_VERSION, TRACE_VERSION
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
@@ -153,10 +164,14 @@ __all__ = [
     "LOCK",
     "MANIFEST",
     "RESULTS",
+    "RESULT_VERSION",
     "ROBUST_SCORES",
     "SCHEDULE",
+    "SCHEMA_KEY",
     "SCORES",
+    "SCORE_VERSION",
     "TRACES",
+    "TRACE_VERSION",
     "ArmEntry",
     "BlobError",
     "BlobStore",
@@ -171,6 +186,8 @@ __all__ = [
     "Method",
     "ModelEntry",
     "PairOutcomes",
+    "Result",
+    "ResultUsage",
     "ResultsLedger",
     "Run",
     "RunDir",
@@ -185,6 +202,7 @@ __all__ = [
     "StepKind",
     "Trace",
     "TraceStore",
+    "Unfinished",
     "blob_path",
     "build_manifest",
     "check_frozen_items",
@@ -194,6 +212,7 @@ __all__ = [
     "file_sha256",
     "frozen_line",
     "iter_jsonl",
+    "iter_scores",
     "json_line",
     "json_text",
     "latest_by_key",

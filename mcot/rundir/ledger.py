@@ -11,24 +11,34 @@ import os
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO, Protocol, TypeVar
 
 from mcot.rundir.atomic import write_bytes_atomic
 from mcot.rundir.errors import RunDirError
-from mcot.rundir.jsonl import iter_jsonl, json_line
+from mcot.rundir.jsonl import iter_jsonl
 from mcot.rundir.layout import RESULTS
+from mcot.rundir.results import Result
 
 SYNC_EVERY_S = 1.0
 """How often the results ledger is synced to disk while a run appends to it."""
 _TAIL_BYTES = 1 << 16
 
 
-def latest_by_key(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
-    """Return the last record for each (id, mode): a retried item's newest line wins."""
-    latest: dict[tuple[str, str], dict[str, Any]] = {}
-    for record in records:
-        latest[(str(record.get("id")), str(record.get("mode")))] = record
-    return latest
+class Keyed(Protocol):
+    """A line about one pair: a `Result` or a `Score`."""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Return the pair: (item id, arm)."""
+        ...
+
+
+Line = TypeVar("Line", bound=Keyed)
+
+
+def latest_by_key(records: Iterable[Line]) -> dict[tuple[str, str], Line]:
+    """Return the last line for each (id, mode): a retried item's newest line wins."""
+    return {record.key: record for record in records}
 
 
 class ResultsLedger:
@@ -39,11 +49,17 @@ class ResultsLedger:
         self._handle: BinaryIO | None = None
         self._synced = float("-inf")
 
-    def records(self) -> Iterator[dict[str, Any]]:
-        """Yield every line of the ledger in the order written (a retried pair has several), read as it goes."""
-        return iter_jsonl(self.path)
+    def records(self) -> Iterator[Result]:
+        """Yield every line of the ledger in the order written (a retried pair has several), read as it goes.
 
-    def latest(self) -> dict[tuple[str, str], dict[str, Any]]:
+        A line that is not a result line (no id or arm, a field of the wrong type, a newer schema) raises
+        RunDirError naming the file.
+        """
+        where = str(self.path)
+        for row in iter_jsonl(self.path):
+            yield Result.from_line(row, where)
+
+    def latest(self) -> dict[tuple[str, str], Result]:
         """Return the newest result line per (id, mode)."""
         return latest_by_key(self.records())
 
@@ -53,11 +69,11 @@ class ResultsLedger:
         repair_torn_tail(self.path)
         self._handle = self.path.open("ab")
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: Result) -> None:
         """Append one result line, handed to the kernel at once and synced at most once a second."""
         if self._handle is None:
             raise RunDirError(f"{self.path} is not open for appending")
-        self._handle.write((json_line(record) + "\n").encode("utf-8"))
+        self._handle.write((record.to_line() + "\n").encode("utf-8"))
         self._handle.flush()
         now = time.monotonic()
         if now - self._synced >= SYNC_EVERY_S:

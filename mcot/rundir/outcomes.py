@@ -8,7 +8,17 @@ of a run can say how many pairs succeeded and why the others failed without hold
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+
+from mcot.rundir.results import OK, Result
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """The latest status of a pair that did not end with an answer, and its error."""
+
+    status: str
+    error: str | None
 
 
 class PairOutcomes:
@@ -20,10 +30,10 @@ class PairOutcomes:
         self._status = bytearray(len(item_index) * len(self._arms))
         self._names: list[str] = [""]
         self._codes: dict[str, int] = {}
-        self._unfinished: dict[int, dict[str, Any]] = {}
+        self._unfinished: dict[int, Unfinished] = {}
 
-    def _position(self, item_id: object, arm: object) -> int | None:
-        n, k = self._items.get(str(item_id)), self._arms.get(str(arm))
+    def _position(self, item_id: str, arm: str) -> int | None:
+        n, k = self._items.get(item_id), self._arms.get(arm)
         return None if n is None or k is None else n * len(self._arms) + k
 
     def _code(self, status: str) -> int:
@@ -37,17 +47,16 @@ class PairOutcomes:
                 self._names.append(status)
         return code
 
-    def note(self, record: Mapping[str, Any]) -> None:
+    def note(self, record: Result) -> None:
         """Take a result line as its pair's latest."""
-        position = self._position(record.get("id"), record.get("mode"))
+        position = self._position(record.id, record.mode)
         if position is None:
             return
-        status = str(record.get("status"))
-        self._status[position] = self._code(status)
-        if status == "ok":
+        self._status[position] = self._code(record.status)
+        if record.status == OK:
             self._unfinished.pop(position, None)
         else:
-            self._unfinished[position] = {"status": status, "error": record.get("error")}
+            self._unfinished[position] = Unfinished(record.status, record.error)
 
     def status(self, item_id: str, arm: str) -> str | None:
         """Return the latest status of (item_id, arm), or None when it has no result line."""
@@ -60,7 +69,7 @@ class PairOutcomes:
         code = self._codes.get(status)
         return self._status.count(code) if code is not None else 0
 
-    def not_ok(self) -> Iterator[dict[str, Any] | None]:
+    def not_ok(self) -> Iterator[Unfinished | None]:
         """Yield, for each pair whose latest status is not ok, its status and error (None: never run), in pair order."""
         for position, code in enumerate(self._status):
             if code == 0:

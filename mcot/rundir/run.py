@@ -14,6 +14,7 @@ from mcot.rundir.items import check_frozen_items, source_change
 from mcot.rundir.layout import BLOBS, MANIFEST, RESULTS
 from mcot.rundir.ledger import ResultsLedger
 from mcot.rundir.manifest import Manifest, order_arms, read_manifest, write_manifest
+from mcot.rundir.results import Result
 from mcot.rundir.traces import TraceStore, legacy_trace_relpath
 
 
@@ -28,7 +29,7 @@ class Run:
 
     root: Path
     manifest: Manifest
-    results: dict[tuple[str, str], dict[str, Any]]
+    results: dict[tuple[str, str], Result]
     items: dict[str, Item]
     items_root: Path
     source_changed: str | None = None
@@ -48,8 +49,8 @@ class Run:
         The result line names the file; a result line without a `trace` key (the oldest runs) means
         `traces/<id>.<mode>.jsonl`. A file that names another pair is not this pair's.
         """
-        result = self.results.get((item_id, mode), {})
-        relative = result["trace"] if "trace" in result else legacy_trace_relpath(item_id, mode)
+        result = self.results.get((item_id, mode))
+        relative = result.trace_path() if result is not None else legacy_trace_relpath(item_id, mode)
         return TraceStore(self.root).read(relative, (item_id, mode))
 
 
@@ -123,11 +124,11 @@ class RunDir:
         """Write the manifest atomically."""
         write_manifest(self.root, manifest)
 
-    def results(self) -> dict[tuple[str, str], dict[str, Any]]:
+    def results(self) -> dict[tuple[str, str], Result]:
         """Return the newest result line per (id, mode)."""
         return ResultsLedger(self.root).latest()
 
-    def result_lines(self) -> Iterator[dict[str, Any]]:
+    def result_lines(self) -> Iterator[Result]:
         """Yield every line of the ledger, in the order written (a retried pair has several)."""
         return ResultsLedger(self.root).records()
 
@@ -138,7 +139,7 @@ class RunDir:
         self._ledger = ResultsLedger(self.root)
         self._ledger.open()
 
-    def append_result(self, record: dict[str, Any]) -> None:
+    def append_result(self, record: Result) -> None:
         """Append one result line: the resume ledger."""
         if self._ledger is None:
             raise RunDirError(f"{self.root}: run directory not opened")

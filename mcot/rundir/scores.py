@@ -2,40 +2,67 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
+
+from pydantic import Field, ValidationError
 
 from mcot.rundir.errors import RunDirError
 from mcot.rundir.jsonl import iter_jsonl, json_line, write_jsonl
 from mcot.rundir.layout import SCORES
+from mcot.rundir.versions import SCHEMA_KEY, SCORE_VERSION, OpenRecord, validation_message, versioned
 
 Method = Literal["rule", "judge", "judge_error", "none", "error", "human"]
 
 
-@dataclass
-class Score:
+class Score(OpenRecord):
     """One line of RUN/scores.jsonl: the score of one (item id, arm) and how it was decided.
 
     `mode` is the arm's name. Method "error": the run did not finish the pair (status error or budget, or no
     result at all); such a score is wrong (`correct` False, `score` 0.0) with `status` and `reason` in details.
+    A key this mcot does not know is kept (`extra="allow"`); an unversioned line reads as schema version 1.
     """
 
+    schema_version: int = SCORE_VERSION
     id: str
     mode: str
     benchmark: str
     category: str
-    score: float | None
-    correct: bool | None
-    method: Method
+    score: float | None = None
+    correct: bool | None = None
+    method: Method = "none"
     extracted: str | None = None
     judge: dict[str, Any] | None = None
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Return the pair the score is about: (item id, arm)."""
+        return self.id, self.mode
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the JSON object of the line: its schema version first, then every field."""
+        return {SCHEMA_KEY: self.schema_version, **self.model_dump(exclude={SCHEMA_KEY})}
 
     def to_json_line(self) -> str:
         """Return the score as one JSON line (no newline) that every line splitter keeps whole."""
-        return json_line(asdict(self))
+        return json_line(self.to_json())
+
+    @classmethod
+    def from_line(cls, row: Mapping[str, Any], where: str = SCORES) -> Score:
+        """Return the score a parsed line holds (no `schema_version`: version 1); raise RunDirError naming `where`
+        when the line is not a score line (a field missing or of the wrong type, a newer schema)."""
+        try:
+            return cls.model_validate(versioned(row, SCORE_VERSION, where))
+        except ValidationError as exc:
+            raise RunDirError(f"{where}: a line does not have the score fields ({validation_message(exc)})") from None
+
+
+def iter_scores(path: Path) -> Iterator[Score]:
+    """Yield the scores of a scores file in the order written, read as it goes (none when it is absent)."""
+    for row in iter_jsonl(path):
+        yield Score.from_line(row, str(path))
 
 
 def read_scores(root: Path, name: str = SCORES) -> list[Score]:
@@ -44,12 +71,8 @@ def read_scores(root: Path, name: str = SCORES) -> list[Score]:
     if not path.is_file():
         raise RunDirError(f"{root} has no {name}: run `mcot score {root}` first")
     latest: dict[tuple[str, str], Score] = {}
-    for row in iter_jsonl(path):
-        try:
-            score = Score(**row)
-        except TypeError as exc:
-            raise RunDirError(f"{path}: a line does not have the score fields ({exc})") from None
-        latest[(score.id, score.mode)] = score
+    for score in iter_scores(path):
+        latest[score.key] = score
     return list(latest.values())
 
 

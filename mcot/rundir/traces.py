@@ -25,14 +25,25 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import Field, ValidationError
+
 from mcot.rundir.atomic import write_text_atomic
+from mcot.rundir.errors import RunDirError
 from mcot.rundir.jsonl import iter_jsonl, json_line, write_jsonl
 from mcot.rundir.layout import TRACES
+from mcot.rundir.versions import (
+    SCHEMA_KEY,
+    TRACE_VERSION,
+    OpenRecord,
+    line_version,
+    validation_message,
+    versioned,
+)
 
 StepKind = Literal["model", "tool", "observation"]
 DrawnBy = Literal["model", "tool"]
@@ -61,13 +72,17 @@ HASH_CHARS = 24
 """Hex digits of sha256(id, arm) in a trace file name: 96 bits, so no two pairs of any run share a file."""
 
 
-@dataclass
-class Step:
-    """One trace line; fields that do not apply to a kind stay None (or empty)."""
+class Step(OpenRecord):
+    """One trace line; fields that do not apply to a kind stay None (or empty).
 
+    A key this mcot does not know (a newer writer's, a plugin's) is kept and written back (`extra="allow"`);
+    an unversioned line reads as schema version 1.
+    """
+
+    schema_version: int = TRACE_VERSION
     step: int
     kind: StepKind
-    t: float
+    t: float = 0.0
     text: str | None = None
     tool: str | None = None
     arguments: dict[str, Any] | str | None = None
@@ -75,8 +90,8 @@ class Step:
     error: str | None = None
     image: str | None = None
     svg: str | None = None
-    changed: list[str] = field(default_factory=list)
-    usage: dict[str, int] | None = None
+    changed: list[str] = Field(default_factory=list)
+    usage: dict[str, Any] | None = None
     tool_calls: list[dict[str, Any]] | None = None
     latency_s: float | None = None
     retries: list[dict[str, Any]] | None = None
@@ -92,15 +107,26 @@ class Step:
     seen: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the step as the JSON object of one trace line (common fields, then its kind's)."""
-        return {name: getattr(self, name) for name in (*_COMMON, *_EXTRA[self.kind])}
+        """Return the step as the JSON object of one trace line: its schema version, the common fields, its kind's,
+        then any key it was made or read with that this mcot does not know."""
+        line = {SCHEMA_KEY: self.schema_version}
+        line.update((name, getattr(self, name)) for name in (*_COMMON, *_EXTRA[self.kind]))
+        if self.model_extra:
+            line.update(self.model_extra)
+        return line
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Step:
-        """Return a Step from one parsed trace line (unknown keys are ignored)."""
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        known["changed"] = known.get("changed") or []
-        return cls(**known)
+    def from_dict(cls, data: Mapping[str, Any], where: str = TRACES) -> Step:
+        """Return a Step from one parsed trace line (its `pair` key dropped; no `schema_version`: version 1);
+        raise RunDirError naming `where` when it is not a step (no step number or kind, a newer schema)."""
+        row = versioned(data, TRACE_VERSION, where)
+        row.pop(PAIR, None)
+        if row.get("changed") is None:
+            row["changed"] = []
+        try:
+            return cls.model_validate(row)
+        except ValidationError as exc:
+            raise RunDirError(f"{where}: a line is not a trace step ({validation_message(exc)})") from None
 
 
 @dataclass
@@ -134,7 +160,7 @@ class Trace:
     def read_jsonl(cls, path: Path | str) -> Trace:
         """Return the trace stored in a JSON-lines file (its pair too, when the file names one)."""
         rows = list(iter_jsonl(Path(path)))
-        return cls([Step.from_dict(row) for row in rows], pair=pair_of(rows))
+        return cls([Step.from_dict(row, str(path)) for row in rows], pair=pair_of(rows))
 
     def ops(self, upto: int | None = None) -> list[dict[str, Any]]:
         """Return the canvas op records of the tool steps before line `upto` (all when None), in order."""
@@ -230,7 +256,9 @@ class TraceStore:
     def read(self, relative: str | None, pair: tuple[str, str] | None = None) -> list[dict[str, Any]] | None:
         """Return the steps of the trace a result line names (their `pair` key dropped), or None when there is none.
 
-        With `pair`, a file that names another pair is not this pair's trace (None).
+        With `pair`, a file that names another pair is not this pair's trace (None). A line of a newer schema than
+        this mcot reads raises RunDirError. The steps stay JSON objects (the verifiers, the viewer and the exports
+        read them as written; `Trace.read_jsonl` gives them typed).
         """
         path = self.locate(relative) if relative else None
         if path is None or not path.is_file():
@@ -239,6 +267,8 @@ class TraceStore:
         owner = pair_of(rows)
         if pair is not None and owner is not None and owner != pair:
             return None
+        where = str(path)
         for row in rows:
+            line_version(row, TRACE_VERSION, where)
             row.pop(PAIR, None)
         return rows

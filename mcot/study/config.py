@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcot.benchmarks.inputs import YAML_MAX_BYTES, InputFileError, read_regular
 from mcot.errors import UsageError
 from mcot.runconfig import RunConfig
 
@@ -87,9 +88,13 @@ def read_study(path: Path) -> StudyConfig:
     """Return the study of a STUDY.toml file; raise UsageError (one line naming the file and key) when it is wrong."""
     path = Path(path)
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = tomllib.loads(read_regular(path, what="study file", max_bytes=YAML_MAX_BYTES).decode("utf-8"))
     except FileNotFoundError as exc:
         raise UsageError(f"{path} does not exist") from exc
+    except InputFileError as exc:  # a FIFO, a device, a folder, or over the size limit: refused without blocking
+        raise UsageError(str(exc)) from exc
+    except OSError as exc:
+        raise UsageError(f"{path} cannot be read: {exc.strerror or exc}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path} is not valid TOML: {exc}") from exc
     allowed = run_setting_names()

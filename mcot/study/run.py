@@ -52,7 +52,7 @@ def study_items(config: StudyConfig, out: Path) -> Path:
     if config.sample is not None:
         made_from.update(sample=config.sample, seed=config.settings.get("seed") or 0)
     if state_path.is_file():
-        recorded = json.loads(state_path.read_text(encoding="utf-8"))
+        recorded = _study_record(state_path)
         if {key: recorded.get(key) for key in made_from} != made_from:
             raise UsageError(
                 f"{out} holds a study of other data ({recorded.get('data')}, limit {recorded.get('limit')}); "
@@ -66,6 +66,34 @@ def study_items(config: StudyConfig, out: Path) -> Path:
 
     write_text_atomic(state_path, json_text({**made_from, "source": str(config.source)}))
     return items
+
+
+def _study_record(path: Path) -> dict[str, Any]:
+    """Return DIR/study.json, the record of what the study was made from; UsageError naming it when it is not one."""
+    from mcot.benchmarks.inputs import YAML_MAX_BYTES, read_regular
+
+    try:
+        recorded = json.loads(read_regular(path, what="study record", max_bytes=YAML_MAX_BYTES).decode("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(
+            f"{path} is not a study record mcot can read ({exc}); remove it or use another --out"
+        ) from None
+    if not isinstance(recorded, dict):
+        raise UsageError(f"{path} is not a study record (a JSON object); remove it or use another --out")
+    return recorded
+
+
+def refuse_reading_from(config: StudyConfig, out: Path) -> None:
+    """Raise UsageError when a data entry of the study is DIR or inside it, or DIR inside one (the study writes
+    DIR/items and DIR/MODEL: it would overwrite what it reads); returns nothing otherwise."""
+    target = Path(out).resolve()
+    for data in config.data:
+        source = Path(data).resolve()
+        if source == target or source.is_relative_to(target) or target.is_relative_to(source):
+            raise UsageError(
+                f"the study's data {data} is inside --out {out} (or holds it): the study writes there; "
+                "give another --out"
+            )
 
 
 def _merge_data(config: StudyConfig, out: Path, items: Path) -> None:
@@ -137,6 +165,7 @@ def _run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOu
     out = Path(out)
     planned = [(model, config.run_config(model, out / ITEMS, out / RUNS / model.name)) for model in config.models]
     judge = _judge(config)
+    _check_models(planned)
     study_items(config, out)
     outcome = StudyOutcome(out)
     for model, run_config in planned:
@@ -169,15 +198,33 @@ def scored_as(run: Path, config: StudyConfig) -> bool:
     return protocol == config.protocol and manifest.judge_spec == config.judge
 
 
+def _check_models(planned: list[tuple[ModelEntry, Any]]) -> None:
+    """Refuse the study (UsageError naming the URL) when a model's endpoints accept no connection, before the
+    study writes anything (each run checks again when it starts)."""
+    from mcot.agents import load_model
+    from mcot.breaker import check_endpoints_now
+
+    for model, run_config in planned:
+        with model_key(model):
+            try:
+                backend = load_model(run_config.model, base_url=run_config.base_url or None)
+            except ValueError as exc:
+                raise UsageError(f"model {model.name}: {exc}") from exc
+            check_endpoints_now(backend)
+
+
 def _judge(config: StudyConfig) -> Any:
     if config.judge is None:
         return None
+    from mcot.breaker import check_endpoints_now
     from mcot.judging import judge_from_spec
 
     try:
-        return judge_from_spec(config.judge, config.judge_base_url)
+        judge = judge_from_spec(config.judge, config.judge_base_url)
     except Exception as exc:  # an unknown or unusable spec: the backend's message says what to fix
         raise UsageError(f"cannot use judge {config.judge!r}: {exc}") from exc
+    check_endpoints_now(judge)  # a dead judge endpoint refuses the study before anything runs
+    return judge
 
 
 def _score(run: Path, judge: Any, protocol: str) -> None:

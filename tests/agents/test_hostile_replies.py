@@ -15,7 +15,7 @@ from hostile_servers import items_dir, mcot
 from mcot.agents.backends.plain_http import PlainHTTPClient
 from mcot.agents.backends.wire_limits import ResponseTooLarge, WireLimits
 
-from mcot.rundir import read_jsonl
+from mcot.rundir import Result, read_jsonl
 from mcot.spending import CostBudget
 from mcot.testing import FakeProvider, Raw, Redirect, Reply, Trickle
 
@@ -74,7 +74,8 @@ def test_negative_usage_is_refused_and_the_budget_never_goes_back(tmp_path: Path
     assert {r["status"] for r in records} == {"error"}
     assert all("the response's usage is unusable: prompt_tokens=-1000000" in r["error"] for r in records)
     budget = CostBudget(1.0)
-    budget.add_all([{"usage": {"cost_usd": 0.5}}, {"usage": {"cost_usd": -3.0}}, {"usage": {"cost_usd": float("nan")}}])
+    costs = [0.5, -3.0, float("nan"), "0.5", True]  # what an older ledger may hold: only the first is a cost
+    budget.add_all(Result.from_line({"id": "q", "mode": "text", "usage": {"cost_usd": cost}}) for cost in costs)
     assert budget.spent_usd == 0.5
 
 

@@ -66,7 +66,11 @@ def test_the_tools_are_the_toolsets_with_schemas_get_json_schema_reads() -> None
     schemas = {name: transformers_utils.get_json_schema(method)["function"] for name, method in methods.items()}
     line = schemas["draw_line"]["parameters"]
     assert line["required"] == ["start", "end"]
-    assert line["properties"]["start"] == {"type": "array", "items": {"type": "number"}, "description": "[x, y] where the segment starts"}
+    assert line["properties"]["start"] == {
+        "type": "array",
+        "items": {"type": "number"},
+        "description": "[x, y] where the segment starts",
+    }
     assert schemas["show_grid"]["parameters"]["properties"]["on"]["type"] == "boolean"
     assert schemas["draw_line"]["description"].startswith("Draw a segment from start to end")
     domain = environment_class("tools")
@@ -135,7 +139,10 @@ def test_a_gepbench_episode_answers_malformed_calls_with_text_and_keeps_the_canv
         answer = call(env, name, arguments)
         assert [block["type"] for block in answer] == ["text"] and answer[0]["text"].startswith("Error: ")
         assert (len(env.episode.ops()), env.episode.view().tobytes()) == before
-    assert "`colour` is not an argument" in call(env, "draw_line", {"start": [1, 2], "end": [3, 4], "colour": "r"})[0]["text"]
+    assert (
+        "`colour` is not an argument"
+        in call(env, "draw_line", {"start": [1, 2], "end": [3, 4], "colour": "r"})[0]["text"]
+    )
     assert first[0]["image"].size == (640, 640)
     zoomed = call(env, "zoom", {"region": [0, 0, 320, 320]})
     assert [block["type"] for block in zoomed] == ["image", "text"] and zoomed[0]["image"].size == (640, 640)

@@ -19,7 +19,7 @@ from mcot.eval.protocols.gepbench import robust as gepbench_robust
 from mcot.eval.protocols.scorer import Scorer
 from mcot.eval.registry import ProtocolFn
 
-from mcot.rundir import Score
+from mcot.rundir import Result, Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "gepbench.jsonl"
 LINES: list[dict[str, Any]] = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line]
@@ -45,10 +45,8 @@ def _item(line: dict[str, Any]) -> Item:
 
 def _score(protocol: ProtocolFn, line: dict[str, Any]) -> Score:
     item = _item(line)
-    score = Score(item.id, "text", item.benchmark, item.category, None, None, "none")
     result = {"id": item.id, "mode": "text", "status": "ok", "prediction": line["response"]}
-    asyncio.run(protocol(Scorer(), item, line["response"], result, score))
-    return score
+    return asyncio.run(protocol(Scorer(), item, line["response"], Result.from_line(result)))
 
 
 def test_table_is_large_and_well_formed() -> None:

@@ -28,7 +28,7 @@ from mcot.eval.protocols.scorer import Scorer, failed_score
 from mcot.eval.proximity import scaled_proximity_score
 from mcot.eval.registry import ProtocolFn
 
-from mcot.rundir import Score
+from mcot.rundir import Result, Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "gobench.jsonl"
 LINES: list[dict[str, Any]] = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line]
@@ -51,10 +51,8 @@ def _item(line: dict[str, Any]) -> Item:
 
 def _score(protocol: ProtocolFn, line: dict[str, Any]) -> Score:
     item = _item(line)
-    score = Score(item.id, "text", item.benchmark, item.category, None, None, "none")
     result = {"id": item.id, "mode": "text", "status": "ok", "prediction": line["response"]}
-    asyncio.run(protocol(Scorer(), item, line["response"], result, score))
-    return score
+    return asyncio.run(protocol(Scorer(), item, line["response"], Result.from_line(result)))
 
 
 def _outcome(score: Score) -> dict[str, float | None]:
@@ -121,7 +119,16 @@ def _understanding(item_id: str, sps: dict[str, float], unparsable: list[str], p
     }
     if protocol == "official" and unparsable:
         details["left_out"] = True
-    return Score(item_id, "text", "gobench", "reflect", None, None, "rule", details=details)
+    return Score(
+        id=item_id,
+        mode="text",
+        benchmark="gobench",
+        category="reflect",
+        score=None,
+        correct=None,
+        method="rule",
+        details=details,
+    )
 
 
 def _row(table: Any) -> dict[str, str]:

@@ -22,7 +22,7 @@ from mcot.eval.protocols.omniphys import tables as omniphys_tables
 from mcot.eval.protocols.scorer import Scorer, failed_score
 from mcot.eval.registry import OFFICIAL, ROBUST, ScoringSpec
 
-from mcot.rundir import Score
+from mcot.rundir import Result, Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "omniphys.jsonl"
 LINES: list[dict[str, Any]] = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line]
@@ -45,10 +45,8 @@ def _item(item_id: str, fields: dict[str, Any]) -> Item:
 
 
 def _score(item: Item, text: str, protocol: str, scorer: Scorer | None = None) -> Score:
-    score = Score(item.id, "text", item.benchmark, item.category, None, None, "none")
     result = {"id": item.id, "mode": "text", "status": "ok", "prediction": text}
-    asyncio.run(SPEC.protocol_for(protocol)(scorer or Scorer(), item, text, result, score))
-    return score
+    return asyncio.run(SPEC.protocol_for(protocol)(scorer or Scorer(), item, text, Result.from_line(result)))
 
 
 def test_table_is_large_and_well_formed() -> None:

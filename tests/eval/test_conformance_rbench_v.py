@@ -22,7 +22,7 @@ from mcot.eval.protocols.rbench_v import official as rbench_v_official
 from mcot.eval.protocols.rbench_v import robust as rbench_v_robust
 from mcot.eval.registry import OFFICIAL, ROBUST, scoring_spec
 
-from mcot.rundir import Score
+from mcot.rundir import Result, Score
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "rbench_v.jsonl"
 LINES = [json.loads(line) for line in TABLE.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -74,10 +74,8 @@ def score_line(line: dict[str, Any], protocol: str) -> tuple[Score, ScriptedJudg
     item = Item(id=line["id"], benchmark="rbench-v", **line["item"])
     judge = ScriptedJudge(line["judge"]) if "judge" in line else None
     scorer = Scorer(judge=judge, templates=TEMPLATES, protocol=protocol)
-    score = Score(item.id, "text", item.benchmark, item.category, None, None, "none")
-    result = {"mode": "text", "status": "ok", "prediction": line["response"]}
-    asyncio.run(PROTOCOLS[protocol](scorer, item, line["response"], result, score))
-    return score, judge
+    result = {"id": item.id, "mode": "text", "status": "ok", "prediction": line["response"]}
+    return asyncio.run(PROTOCOLS[protocol](scorer, item, line["response"], Result.from_line(result))), judge
 
 
 def outcome(score: Score) -> bool | str:

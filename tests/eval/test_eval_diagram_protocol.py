@@ -15,6 +15,8 @@ from mcot.eval.protocols import Scorer
 from mcot.eval.protocols.omniphys import produced_image_path
 from mcot.eval.scoring import score_pair
 
+from mcot.rundir import Result
+
 
 class GradingJudge:
     """An in-process judge that replies `reply` and records the prompt and the images it was shown."""
@@ -42,7 +44,9 @@ def diagram(tmp_path: Path) -> tuple[Item, Path, Path]:
 
 def _score(item: Item, root: Path, run: Path, result: dict[str, Any], judge: GradingJudge | None = None) -> Any:
     scorer = Scorer(judge=judge, items_root=root, run_root=run, cache=JudgeCache(run / "cache") if judge else None)
-    return asyncio.run(score_pair(scorer, item, {"mode": "canvas", "status": "ok", **result}))
+    return asyncio.run(
+        score_pair(scorer, item, Result.from_line({"id": item.id, "mode": "canvas", "status": "ok", **result}))
+    )
 
 
 def test_the_judge_sees_input_reference_and_output_in_that_order(diagram: tuple[Item, Path, Path]) -> None:
@@ -103,14 +107,34 @@ def test_unjudged_without_a_judge_a_readable_output_or_the_items_diagrams(diagra
 def test_a_failed_pair_keeps_its_task_facet(diagram: tuple[Item, Path, Path]) -> None:
     item, root, run = diagram
     scorer = Scorer(items_root=root, run_root=run)
-    score = asyncio.run(score_pair(scorer, item, {"mode": "canvas", "status": "budget", "error": "step budget spent"}))
+    score = asyncio.run(
+        score_pair(scorer, item, Result(id=item.id, mode="canvas", status="budget", error="step budget spent"))
+    )
     assert (score.method, score.score, score.details["task"]) == ("error", 0.0, "diagram")
 
 
 def test_produced_image_path() -> None:
-    assert produced_image_path({"image": "blobs/a.png", "prediction": "text"}) == "blobs/a.png"
-    assert produced_image_path({"images": ["blobs/b.png", "blobs/c.png"]}) == "blobs/b.png"
-    assert produced_image_path({"prediction": "out/diag-1.png"}) == "out/diag-1.png"  # an older record
-    assert produced_image_path({"prediction": "Answer: a ray"}) is None
-    assert produced_image_path({"prediction": "x" * 300 + ".png"}) is None
-    assert produced_image_path({}) is None
+    assert (
+        produced_image_path(
+            Result.from_line({"id": "q", "mode": "canvas", **{"image": "blobs/a.png", "prediction": "text"}})
+        )
+        == "blobs/a.png"
+    )
+    assert (
+        produced_image_path(
+            Result.from_line({"id": "q", "mode": "canvas", **{"images": ["blobs/b.png", "blobs/c.png"]}})
+        )
+        == "blobs/b.png"
+    )
+    assert (
+        produced_image_path(Result.from_line({"id": "q", "mode": "canvas", **{"prediction": "out/diag-1.png"}}))
+        == "out/diag-1.png"
+    )  # an older record
+    assert (
+        produced_image_path(Result.from_line({"id": "q", "mode": "canvas", **{"prediction": "Answer: a ray"}})) is None
+    )
+    assert (
+        produced_image_path(Result.from_line({"id": "q", "mode": "canvas", **{"prediction": "x" * 300 + ".png"}}))
+        is None
+    )
+    assert produced_image_path(Result.from_line({"id": "q", "mode": "canvas", **{}})) is None

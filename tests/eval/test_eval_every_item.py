@@ -160,13 +160,13 @@ def test_gobench_sps_counts_a_failed_item_beside_the_means_it_leaves() -> None:
 
     dims = {"authenticity": 4.0, "aesthetics": 3.0, "fidelity": 4.0}
     done = Score(
-        "a",
-        "text",
-        "gobench",
-        "reflect",
-        1.0,
-        None,
-        "rule",
+        id="a",
+        mode="text",
+        benchmark="gobench",
+        category="reflect",
+        score=1.0,
+        correct=None,
+        method="rule",
         details={
             "task": "understanding",
             "model_scores": dims,
@@ -176,7 +176,14 @@ def test_gobench_sps_counts_a_failed_item_beside_the_means_it_leaves() -> None:
         },
     )
     lost = Score(
-        "b", "text", "gobench", "reflect", 0.0, False, "error", details={"status": "error", "task": "understanding"}
+        id="b",
+        mode="text",
+        benchmark="gobench",
+        category="reflect",
+        score=0.0,
+        correct=False,
+        method="error",
+        details={"status": "error", "task": "understanding"},
     )
     sps = understanding_tables([done, lost])[0]
     # as VLMEvalKit counts a failed prediction: it leaves the three means, and the table counts it

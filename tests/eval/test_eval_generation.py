@@ -529,7 +529,16 @@ def test_known_answers_and_words() -> None:
 
 def test_calibrate_counts_only_rated_images() -> None:
     def score(method: str, **details: Any) -> Score:
-        return Score("i", "procedural", "gobench", "x", None, None, method, details=details)  # type: ignore[arg-type]
+        return Score(
+            id="i",
+            mode="procedural",
+            benchmark="gobench",
+            category="x",
+            score=None,
+            correct=None,
+            method=method,
+            details=details,
+        )  # type: ignore[arg-type]
 
     rated = score("judge", calibration=calibration_pairs([Y, N, C, N], [Y, Y, N, N]), known_answers=[Y, Y, N, N])
     unrated = score("judge_error", known_answers=[Y, N])

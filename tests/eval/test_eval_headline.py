@@ -18,7 +18,16 @@ from mcot.rundir import Score, open_run, read_scores
 
 def _score(item_id: str, arm: str, benchmark: str, category: str, right: bool | None, **details: object) -> Score:
     method = "none" if right is None else "rule"
-    return Score(item_id, arm, benchmark, category, float(bool(right)), right, method, details=dict(details))
+    return Score(
+        id=item_id,
+        mode=arm,
+        benchmark=benchmark,
+        category=category,
+        score=float(bool(right)),
+        correct=right,
+        method=method,
+        details=dict(details),
+    )
 
 
 def _scores(seed: int = 3) -> list[Score]:
@@ -38,7 +47,18 @@ def _scores(seed: int = 3) -> list[Score]:
             if task == "open":
                 details = {"task": task, "s3": 1 if rng.random() < p else 0.5}
             scores.append(_score(f"o{i}", arm, "omniphys", "mechanics", bool(rng.random() < p), **details))
-    scores.append(Score("r0", "text", "rbench-v", "math", 0.0, False, "error", details={"status": "error"}))
+    scores.append(
+        Score(
+            id="r0",
+            mode="text",
+            benchmark="rbench-v",
+            category="math",
+            score=0.0,
+            correct=False,
+            method="error",
+            details={"status": "error"},
+        )
+    )
     return [s for s in scores if not (s.id == "r0" and s.mode == "text" and s.method != "error")]
 
 

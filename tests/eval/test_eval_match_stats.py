@@ -133,13 +133,13 @@ def _scores(
         ok = index < right
         out.append(
             Score(
-                f"{category}-{index}-{details.get('level', '')}",
-                mode,
-                benchmark,
-                category,
-                float(ok),
-                ok,
-                "rule",
+                id=f"{category}-{index}-{details.get('level', '')}",
+                mode=mode,
+                benchmark=benchmark,
+                category=category,
+                score=float(ok),
+                correct=ok,
+                method="rule",
                 details=dict(details),
             )
         )
@@ -170,9 +170,26 @@ def test_rbench_table_from_item_scores() -> None:
 
 def test_unjudged_judge_errors_and_run_errors_count_wrong_in_n() -> None:
     scores = _scores("rbench-v", "math", 1, 1)
-    scores.append(Score("u", "text", "rbench-v", "math", None, None, "none"))
-    scores.append(Score("j", "text", "rbench-v", "math", None, None, "judge_error"))
-    scores.append(Score("e", "text", "rbench-v", "math", 0.0, False, "error", details={"status": "error"}))
+    scores.append(
+        Score(id="u", mode="text", benchmark="rbench-v", category="math", score=None, correct=None, method="none")
+    )
+    scores.append(
+        Score(
+            id="j", mode="text", benchmark="rbench-v", category="math", score=None, correct=None, method="judge_error"
+        )
+    )
+    scores.append(
+        Score(
+            id="e",
+            mode="text",
+            benchmark="rbench-v",
+            category="math",
+            score=0.0,
+            correct=False,
+            method="error",
+            details={"status": "error"},
+        )
+    )
     counts = tally(scores)
     assert (counts.n, counts.correct, counts.errors, counts.unjudged, counts.judge_errors) == (5, 1, 1, 1, 1)
     assert counts.accuracy == 0.2 and counts.upper == 0.4
@@ -209,7 +226,16 @@ def test_gobench_sps_table_excludes_and_counts_unparsable() -> None:
         sps = {d: scaled_proximity_score(model[d], human[d]) for d in human if model.get(d) is not None}
         unparsable = [d for d in human if model.get(d) is None]
         details = {"model_scores": model, "human_scores": human, "sps": sps, "unparsable": unparsable}
-        return Score(i, "text", "gobench", "reflect", None, None, "rule", details=details)
+        return Score(
+            id=i,
+            mode="text",
+            benchmark="gobench",
+            category="reflect",
+            score=None,
+            correct=None,
+            method="rule",
+            details=details,
+        )
 
     scores = [
         item(
@@ -236,7 +262,16 @@ def test_gobench_sps_table_excludes_and_counts_unparsable() -> None:
 def test_omniphys_table_strict_mastery() -> None:
     def s(i: str, task: str, **details: object) -> Score:
         value = details.get("s1", details.get("s3", details.get("grade")))
-        return Score(i, "text", "omniphys", "mechanics", value, value == 1, "judge", details={"task": task, **details})
+        return Score(
+            id=i,
+            mode="text",
+            benchmark="omniphys",
+            category="mechanics",
+            score=value,
+            correct=value == 1,
+            method="judge",
+            details={"task": task, **details},
+        )
 
     scores = [
         s("1", "single", s1=1.0, s2=1.0),

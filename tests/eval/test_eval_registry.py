@@ -17,12 +17,14 @@ from mcot.eval.verify import TraceVerdict
 
 from mcot import declare_benchmark
 from mcot.registry import BENCHMARKS
-from mcot.rundir import Score
+from mcot.rundir import Result, Score
 
 
-async def parity_protocol(scorer: Scorer, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def parity_protocol(scorer: Scorer, item: Item, text: str, result: Result) -> Score:
     """A toy protocol: right when the answer's parity (odd/even) is in the response."""
+    score = scorer.score_for(item, result)
     scorer.settle(score, item.answer in text.lower(), match="parity")
+    return score
 
 
 def parity_tables(scores: Sequence[Score]) -> list[Table]:
@@ -48,7 +50,9 @@ def parity() -> Iterator[None]:
 def test_an_unregistered_benchmark_gets_the_generic_scoring() -> None:
     spec = scoring_spec("never-declared")
     assert (spec.protocol, spec.tables, spec.verifier, spec.robust) == (generic.official, generic.tables, None, None)
-    score = Score("x", "text", "never-declared", "cat", 1.0, True, "rule")
+    score = Score(
+        id="x", mode="text", benchmark="never-declared", category="cat", score=1.0, correct=True, method="rule"
+    )
     assert generic.tables([score])[0].title == "never-declared"
 
 

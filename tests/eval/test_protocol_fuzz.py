@@ -25,7 +25,7 @@ from mcot.eval import judges
 from mcot.eval.protocols import Scorer, games, generic, gepbench, gobench, omniphys, rbench_v
 from PIL import Image
 
-from mcot.rundir import Score
+from mcot.rundir import Result, Score
 
 EXAMPLES = int(os.environ.get("PROTOCOL_FUZZ_EXAMPLES", "30"))
 """Replies tried per (protocol, item) case (CI size)."""
@@ -213,12 +213,10 @@ def _score(case: str, answer: str, judge: Judge | None, roots: tuple[Path, Path]
     name, item = CASES[case]
     items, run = roots
     scorer = Scorer(judge=judge, items_root=items, run_root=run, cache=None)
-    score = Score(item.id, "canvas", item.benchmark, item.category, None, None, "none")
-    result = {"mode": "canvas", "status": "ok", "prediction": answer}
+    result = {"id": item.id, "mode": "canvas", "status": "ok", "prediction": answer}
     if item.answer_type == "image":
         result["image"] = "blobs/out.png"
-    asyncio.run(PROTOCOLS[name](scorer, item, answer, result, score))
-    return score
+    return asyncio.run(PROTOCOLS[name](scorer, item, answer, Result.from_line(result)))
 
 
 def _check(score: Score, where: str) -> None:

@@ -65,7 +65,9 @@ def test_from_module_reads_the_fixed_names_and_leaves_absent_ones_none() -> None
 def test_each_builtin_benchmark_names_its_protocol_module() -> None:
     from mcot.registry import BENCHMARKS
 
-    declared = {name: BENCHMARKS.get(name).protocols for name in ("rbench-v", "gepbench", "gobench", "omniphys", "games")}
+    declared = {
+        name: BENCHMARKS.get(name).protocols for name in ("rbench-v", "gepbench", "gobench", "omniphys", "games")
+    }
     assert declared == {
         "rbench-v": "mcot.eval.protocols.rbench_v",
         "gepbench": "mcot.eval.protocols.gepbench",
@@ -76,7 +78,7 @@ def test_each_builtin_benchmark_names_its_protocol_module() -> None:
 
 
 def test_the_tables_of_a_one_item_run_carry_the_benchmark_labels() -> None:
-    score = Score("q1", "text", "rbench-v", "math", 1.0, True, "rule")
+    score = Score(id="q1", mode="text", benchmark="rbench-v", category="math", score=1.0, correct=True, method="rule")
     [table] = scoring_spec("rbench-v").tables([score])
     assert table.columns[:4] == ["Mode", "Overall", "w/o Math", "Math"]
     assert table.rows[0][:4] == ["text", "100.0", "—", "100.0"]

@@ -76,8 +76,26 @@ def handmade_run(tmp_path: Path) -> Path:
     ]
     (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in results))
     scores = [
-        {"id": "q1", "mode": "canvas", "correct": True, "score": 1.0, "extracted": "B"},
-        {"id": "q1", "mode": "text", "correct": False, "score": 0.0, "extracted": "A"},
+        {
+            "id": "q1",
+            "mode": "canvas",
+            "benchmark": "games",
+            "category": "maze",
+            "correct": True,
+            "score": 1.0,
+            "method": "rule",
+            "extracted": "B",
+        },
+        {
+            "id": "q1",
+            "mode": "text",
+            "benchmark": "games",
+            "category": "maze",
+            "correct": False,
+            "score": 0.0,
+            "method": "rule",
+            "extracted": "A",
+        },
     ]
     (run / "scores.jsonl").write_text("".join(json.dumps(s) + "\n" for s in scores))
     return run

@@ -179,7 +179,9 @@ def test_editing_the_source_after_a_run_changes_no_score(items_dir: Path, tmp_pa
     before = {s["id"]: s["correct"] for s in read_jsonl(run / "scores.jsonl")}
     assert before == {"q0": True, "q1": False, "q2": False}
     source = items_dir / "items.jsonl"
-    source.write_text(source.read_text().replace('"answer":"A"', '"answer":"D"').replace('"answer": "A"', '"answer": "D"'))
+    source.write_text(
+        source.read_text().replace('"answer":"A"', '"answer":"D"').replace('"answer": "A"', '"answer": "D"')
+    )
     rescored = _mcot("score", str(run))
     assert rescored.returncode == 0, rescored.stderr
     assert "items.jsonl" in rescored.stdout + rescored.stderr

@@ -16,7 +16,7 @@ from mcot import Benchmark, declare_answer_form, declare_benchmark
 from mcot.commands.score import run_score
 from mcot.registry import ANSWER_FORMS, BENCHMARKS
 from mcot.runconfig import RunConfig
-from mcot.rundir import Score, read_jsonl
+from mcot.rundir import Result, Score, read_jsonl
 from mcot.runner import run_items
 from mcot.testing.fake_provider import FakeProvider, Reply
 
@@ -24,14 +24,16 @@ TOY = "toy-tally"
 TOY_TEMPLATE = "Tally task.\n$question\nWrite the count as <count>N</count>."
 
 
-async def toy_protocol(scorer: Any, item: Item, text: str, result: dict[str, Any], score: Score) -> None:
+async def toy_protocol(scorer: Any, item: Item, text: str, result: Result) -> Score:
     """Right when the last <count> tag holds the answer."""
+    score = scorer.score_for(item, result)
     found = re.findall(r"<count>\s*(\d+)\s*</count>", text)
     score.extracted = found[-1] if found else None
     score.correct = score.extracted == item.answer
     score.score = 1.0 if score.correct else 0.0
     score.method = "rule"
     score.details["tag"] = bool(found)
+    return score
 
 
 def toy_tables(scores: Sequence[Score]) -> list[Table]:
@@ -61,8 +63,14 @@ def toy_benchmark() -> Iterator[Benchmark]:
 
 def test_a_toy_benchmark_runs_scores_and_reports(toy_benchmark: Benchmark, tmp_path: Path) -> None:
     items = [
-        Item(id=f"t{n}", benchmark=TOY, category="tally", question=f"Tally {n} strokes.", answer=str(n),
-             answer_type="number")
+        Item(
+            id=f"t{n}",
+            benchmark=TOY,
+            category="tally",
+            question=f"Tally {n} strokes.",
+            answer=str(n),
+            answer_type="number",
+        )
         for n in (2, 5)
     ]
     write_items(tmp_path / "items", [(item, {}) for item in items])

@@ -12,8 +12,18 @@ def test_help_lists_every_design_command() -> None:
 
 def test_imagine_with_an_unknown_generator_names_the_right_spec_and_writes_nothing(tmp_path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "mcot", "imagine", "--data", str(tmp_path), "--generator", "openai_image:gpt-image-1",
-         "--out", str(tmp_path / "run")],
+        [
+            sys.executable,
+            "-m",
+            "mcot",
+            "imagine",
+            "--data",
+            str(tmp_path),
+            "--generator",
+            "openai_image:gpt-image-1",
+            "--out",
+            str(tmp_path / "run"),
+        ],
         capture_output=True,
         text=True,
     )

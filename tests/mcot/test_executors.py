@@ -22,7 +22,7 @@ from mcot.arms import parse_arms
 from mcot.errors import UsageError
 from mcot.executors import InProcessExecutor, PairExecutor, ProcessExecutor, SolveRecipe
 from mcot.executors.records import failure_record
-from mcot.rundir import trace_relpath
+from mcot.rundir import Result, trace_relpath
 from mcot.testing.fake_provider import FakeProvider, Reply
 
 ARMS = parse_arms("text,canvas")
@@ -104,7 +104,8 @@ def run_contents(run: Path, records: list[dict[str, Any]]) -> dict[str, Any]:
 async def solve_all(executor: PairExecutor, items: list[Item]) -> list[dict[str, Any]]:
     await executor.start()
     try:
-        return await asyncio.gather(*(executor.solve(item, arm.name) for item in items for arm in ARMS))
+        results = await asyncio.gather(*(executor.solve(item, arm.name) for item in items for arm in ARMS))
+        return [result.to_json() for result in results]
     finally:
         await executor.close()
 
@@ -202,7 +203,7 @@ def test_a_killed_worker_fails_its_pairs_and_the_rest_complete(server: FakeProvi
     slow, hanging, plain = items[:4], items[4:6], items[6:]
     executor = ProcessExecutor(tmp_path / "run", tmp_path / "items", recipe_for(server.openai_url), workers=2)
 
-    async def scenario() -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[int]]:
+    async def scenario() -> tuple[list[Result], list[Result], list[int]]:
         await executor.start()
         victim = executor.pids()[0]
         first = [asyncio.create_task(executor.solve(item, "text")) for item in slow]
@@ -220,13 +221,13 @@ def test_a_killed_worker_fails_its_pairs_and_the_rest_complete(server: FakeProvi
 
     killed, after, pids = asyncio.run(scenario())
     assert not HANGS_ANSWERED  # close() left the cancelled pairs' answers behind, it did not wait for them
-    statuses = sorted(r["status"] for r in killed)
+    statuses = sorted(r.status for r in killed)
     assert statuses == ["error", "error", "ok", "ok"]  # two pairs per worker
-    died = [r for r in killed if r["status"] == "error"]
-    assert {r["error"] for r in died} == {"worker process died (exit code -9)"}
-    item = next(i for i in slow if i.id == died[0]["id"])
-    assert died[0] == failure_record(item, "text", "worker process died (exit code -9)", died[0]["latency_s"])
-    assert [r["status"] for r in after] == ["ok", "ok"]
+    died = [r for r in killed if r.status == "error"]
+    assert {r.error for r in died} == {"worker process died (exit code -9)"}
+    item = next(i for i in slow if i.id == died[0].id)
+    assert died[0] == failure_record(item, "text", "worker process died (exit code -9)", died[0].latency_s or 0.0)
+    assert [r.status for r in after] == ["ok", "ok"]
     assert executor.describe()["restarts"] == 1
     for pid in pids:  # no worker outlives close(), none is left a zombie
         with pytest.raises(ProcessLookupError):

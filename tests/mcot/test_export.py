@@ -221,7 +221,8 @@ def test_refusals_exit_2_with_one_line(runs: dict[str, Path], tmp_path: Path) ->
         _mcot("export", run, "--format", "jsonl", "--out", tmp_path / "x.jsonl", check=False), "writes a folder"
     )
     _one_line_refusal(
-        _mcot("export", run, "--format", "csv", "--out", tmp_path / "c", check=False), "Known: jsonl, parquet, hf, vlmevalkit or gepbench"
+        _mcot("export", run, "--format", "csv", "--out", tmp_path / "c", check=False),
+        "Known: jsonl, parquet, hf, vlmevalkit or gepbench",
     )
     _one_line_refusal(
         _mcot("export", run, "--format", "jsonl", "--as", "sft", "--out", tmp_path / "v", check=False),

@@ -173,7 +173,9 @@ def test_verl_sft_messages_hold_tool_calls_and_image_tokens(runs: dict[str, Path
     tools = next(r for r in _verl_rows(out) if r["mode"] == "tools")
     roles = [m["role"] for m in tools["messages"]]
     assert roles[:3] == ["system", "user", "assistant"] and "tool" in roles and roles[-1] == "assistant"
-    assert "<image>" in next(m["content"] for m in tools["messages"] if m["role"] == "tool" and "<image>" in m["content"])
+    assert "<image>" in next(
+        m["content"] for m in tools["messages"] if m["role"] == "tool" and "<image>" in m["content"]
+    )
 
 
 @needs("verl")
@@ -203,7 +205,9 @@ def test_trl_rows_are_typed_prompt_completion(runs: dict[str, Path], tmp_path: P
         messages = record["prompt"] + record["completion"]
         placeholders = sum(1 for m in messages if m["role"] != "tool" for p in m["content"] if p["type"] == "image")
         assert placeholders == len(record["images"])
-        assert all(isinstance(part, dict) and part["type"] in ("text", "image") for m in messages for part in m["content"])
+        assert all(
+            isinstance(part, dict) and part["type"] in ("text", "image") for m in messages for part in m["content"]
+        )
         assert json.loads(record["item"])["id"] == record["id"] and record["toolset"] == record["mode"]
     tools = next(r for r in _lines(out) if r["mode"] == "tools")
     assert tools["completion"][0]["role"] == "assistant" and tools["completion"][0]["tool_calls"]

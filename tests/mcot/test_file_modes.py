@@ -15,7 +15,7 @@ import pytest
 from mcot.benchmarks.item import Item, ItemsWriter
 from mcot.eval.judges import JudgeCache
 
-from mcot.rundir import BlobStore, RunDir, Step, Trace, temporary_dir, write_bytes_atomic, write_text_atomic
+from mcot.rundir import BlobStore, Result, RunDir, Step, Trace, temporary_dir, write_bytes_atomic, write_text_atomic
 
 PNG = bytes.fromhex("89504e470d0a1a0a") + b"not really a png, only bytes"
 
@@ -92,7 +92,7 @@ def test_every_writer_follows_the_umask_in_process(tmp_path: Path, umask_027: in
     ledger.results_path.parent.mkdir(parents=True, exist_ok=True)
     ledger.results_path.write_text('{"id": "a", "mode": "text"}\n{"id": "b", "mo')  # a torn last line
     ledger.open()
-    ledger.append_result({"id": "c", "mode": "text"})
+    ledger.append_result(Result(id="c", mode="text"))
     ledger.close()
     assert [json.loads(line)["id"] for line in ledger.results_path.read_text().splitlines()] == ["a", "c"]
     item = Item(

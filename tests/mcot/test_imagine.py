@@ -56,8 +56,21 @@ def _gobench_file(root: Path) -> Path:
 
 def test_procedural_run_resumes_and_scores_with_the_judge_calibration(tmp_path: Path) -> None:
     data, run = _gobench_file(tmp_path), tmp_path / "run"
-    made = _mcot("imagine", "--data", data, "--generator", "procedural", "--out", run, "--n-per-prompt", "2",
-                 "--seed", "1", "--size", "256x256")
+    made = _mcot(
+        "imagine",
+        "--data",
+        data,
+        "--generator",
+        "procedural",
+        "--out",
+        run,
+        "--n-per-prompt",
+        "2",
+        "--seed",
+        "1",
+        "--size",
+        "256x256",
+    )
     assert made.returncode == 0, made.stderr
     assert "12 ok" in made.stdout and "procedural-broken: generator procedural:broken" in made.stdout
     items = read_jsonl(run / "items.jsonl")
@@ -75,11 +88,37 @@ def test_procedural_run_resumes_and_scores_with_the_judge_calibration(tmp_path: 
     assert manifest["command"] == "mcot imagine" and manifest["generator"]["spec"] == "procedural"
     assert [a["name"] for a in manifest["arms"]] == ["procedural", "procedural-broken"]
 
-    again = _mcot("imagine", "--data", data, "--generator", "procedural", "--out", run, "--n-per-prompt", "2",
-                  "--seed", "1", "--size", "256x256")
+    again = _mcot(
+        "imagine",
+        "--data",
+        data,
+        "--generator",
+        "procedural",
+        "--out",
+        run,
+        "--n-per-prompt",
+        "2",
+        "--seed",
+        "1",
+        "--size",
+        "256x256",
+    )
     assert again.returncode == 0 and "12 already done" in again.stdout
-    refused = _mcot("imagine", "--data", data, "--generator", "procedural", "--out", run, "--n-per-prompt", "2",
-                    "--seed", "2", "--size", "256x256")
+    refused = _mcot(
+        "imagine",
+        "--data",
+        data,
+        "--generator",
+        "procedural",
+        "--out",
+        run,
+        "--n-per-prompt",
+        "2",
+        "--seed",
+        "2",
+        "--size",
+        "256x256",
+    )
     assert refused.returncode == 2 and "--mode/--tools" in refused.stderr
 
     # a judge that says Yes to everything: it agrees with every known Yes and is fooled by every broken law
@@ -103,8 +142,19 @@ def test_openai_images_generation_with_a_retry(tmp_path: Path) -> None:
     data, run = _gobench_file(tmp_path), tmp_path / "run"
     script = [Fail(429, headers={"Retry-After": "0"}), *[ImageReply(images=[solid_png(n)]) for n in range(3)]]
     with FakeProvider(script) as server:
-        made = _mcot("imagine", "--data", data, "--generator", "openai-image:gpt-image-1", "--base-url",
-                     server.openai_url, "--out", run, "--concurrency", "1")
+        made = _mcot(
+            "imagine",
+            "--data",
+            data,
+            "--generator",
+            "openai-image:gpt-image-1",
+            "--base-url",
+            server.openai_url,
+            "--out",
+            run,
+            "--concurrency",
+            "1",
+        )
         requests = list(server.requests)
     assert made.returncode == 0, made.stderr
     assert len(requests) == 4 and all(r.path.endswith("/images/generations") for r in requests)
@@ -122,8 +172,19 @@ def test_diagram_edits_go_to_the_edit_endpoint_and_are_graded(tmp_path: Path) ->
     ids = [json.loads(line)["id"] for line in (items / "items.jsonl").read_text().splitlines()]
     edited = {item_id: reference_diagram(item_id) for item_id in ids}
     with FakeProvider([ImageReply(images=[edited[i]]) for i in ids]) as server:
-        made = _mcot("imagine", "--data", items, "--generator", "openai-image:gpt-image-1", "--base-url",
-                     server.openai_url, "--out", run, "--concurrency", "1")
+        made = _mcot(
+            "imagine",
+            "--data",
+            items,
+            "--generator",
+            "openai-image:gpt-image-1",
+            "--base-url",
+            server.openai_url,
+            "--out",
+            run,
+            "--concurrency",
+            "1",
+        )
         requests = list(server.requests)
     assert made.returncode == 0, made.stderr
     assert all(r.path.endswith("/images/edits") for r in requests) and len(requests) == len(ids)

@@ -4,6 +4,7 @@ from mcot.agents.retry import Failure
 
 from mcot.pacing import AdaptiveConcurrency
 from mcot.progress import CURRENT_PAIR, RunMonitor
+from mcot.rundir import Result, ResultUsage
 from mcot.spending import CostBudget
 
 
@@ -25,9 +26,9 @@ def test_the_line_shows_done_failed_rate_eta_tokens_cost_and_concurrency() -> No
     for n in range(30):
         m.start((f"i{n}", "text"))
     clock.now = 60.0
-    usage = {"input_tokens": 1500, "output_tokens": 100, "cost_usd": 0.01}
+    usage = ResultUsage(input_tokens=1500, output_tokens=100, cost_usd=0.01)
     for n in range(30):
-        m.finish((f"i{n}", "text"), {"status": "ok" if n % 10 else "error", "usage": usage})
+        m.finish((f"i{n}", "text"), Result(id=f"i{n}", mode="text", status="ok" if n % 10 else "error", usage=usage))
     line = m.line()
     assert line.startswith("40/100 done (3 failed), 0 in flight, 30.0 pairs/min, ETA 2m00s")
     assert "tokens 45.0k in / 3.0k out" in line

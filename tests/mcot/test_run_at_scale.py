@@ -80,8 +80,21 @@ def _dead_port() -> int:
 def test_ctrl_c_keeps_what_finished_says_so_and_a_rerun_finishes(items: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
     with FakeProvider(default=Reply("\\boxed{1}"), latency_s=1.0) as server:
-        args = ("run", "--data", items, "--model", "openai-compatible:m", "--base-url", server.openai_url,
-                "--mode", "text", "--concurrency", "2", "--out", run)
+        args = (
+            "run",
+            "--data",
+            items,
+            "--model",
+            "openai-compatible:m",
+            "--base-url",
+            server.openai_url,
+            "--mode",
+            "text",
+            "--concurrency",
+            "2",
+            "--out",
+            run,
+        )
         process = subprocess.Popen(_mcot(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
         deadline = time.monotonic() + 60
         while len(read_jsonl(run / "results.jsonl")) < 2 and time.monotonic() < deadline:
@@ -103,8 +116,19 @@ def test_ctrl_c_keeps_what_finished_says_so_and_a_rerun_finishes(items: Path, tm
 def test_a_second_ctrl_c_exits_at_once_with_the_ledger_consistent(items: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
     with FakeProvider(default=Reply("\\boxed{1}"), latency_s=600.0) as server:  # no answer comes while the test runs
-        args = ("run", "--data", items, "--model", "openai-compatible:m", "--base-url", server.openai_url,
-                "--mode", "text", "--out", run)
+        args = (
+            "run",
+            "--data",
+            items,
+            "--model",
+            "openai-compatible:m",
+            "--base-url",
+            server.openai_url,
+            "--mode",
+            "text",
+            "--out",
+            run,
+        )
         process = subprocess.Popen(_mcot(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
         deadline = time.monotonic() + 60
         while len(server.requests) < 2 and time.monotonic() < deadline:
@@ -123,8 +147,21 @@ def test_max_cost_stops_new_pairs_and_a_larger_budget_resumes(items: Path, tmp_p
     env = _env(OPENAI_API_KEY="sk-test-budget0123456789")
     # gpt-4o: $2.50 / $10 per million tokens; 100 in + 20 out per call = $0.00045 a pair
     with FakeProvider(default=Reply("\\boxed{1}", usage=(100, 20))) as server:
-        args = ["run", "--data", items, "--model", "openai:gpt-4o", "--base-url", server.openai_url,
-                "--mode", "text", "--concurrency", "1", "--out", run]
+        args = [
+            "run",
+            "--data",
+            items,
+            "--model",
+            "openai:gpt-4o",
+            "--base-url",
+            server.openai_url,
+            "--mode",
+            "text",
+            "--concurrency",
+            "1",
+            "--out",
+            run,
+        ]
         first = _run(*args, "--max-cost", "0.001", env=env)
         assert first.returncode == 4, first.stderr
         assert "--max-cost reached: $0.00 spent of $0.00" not in first.stderr
@@ -141,8 +178,19 @@ def test_max_cost_stops_new_pairs_and_a_larger_budget_resumes(items: Path, tmp_p
 def test_max_cost_for_a_model_without_a_price_is_refused_before_anything_is_written(
     items: Path, tmp_path: Path
 ) -> None:
-    done = _run("run", "--data", items, "--model", "openai-compatible:m", "--base-url", "http://127.0.0.1:9/v1",
-                "--max-cost", "5", "--out", tmp_path / "run")
+    done = _run(
+        "run",
+        "--data",
+        items,
+        "--model",
+        "openai-compatible:m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--max-cost",
+        "5",
+        "--out",
+        tmp_path / "run",
+    )
     assert done.returncode == 2
     assert "openai-compatible:m" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "run").exists()
@@ -150,8 +198,23 @@ def test_max_cost_for_a_model_without_a_price_is_refused_before_anything_is_writ
 
 def test_off_a_terminal_a_progress_line_comes_every_log_every_seconds(items: Path, tmp_path: Path) -> None:
     with FakeProvider(default=Reply("\\boxed{1}"), latency_s=0.6) as server:
-        done = _run("run", "--data", items, "--model", "openai-compatible:m", "--base-url", server.openai_url,
-                    "--mode", "text", "--concurrency", "1", "--log-every", "1", "--out", tmp_path / "run")
+        done = _run(
+            "run",
+            "--data",
+            items,
+            "--model",
+            "openai-compatible:m",
+            "--base-url",
+            server.openai_url,
+            "--mode",
+            "text",
+            "--concurrency",
+            "1",
+            "--log-every",
+            "1",
+            "--out",
+            tmp_path / "run",
+        )
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stderr.splitlines() if " done (" in line]
     assert len(lines) >= 2
@@ -162,8 +225,21 @@ def test_a_dead_endpoint_among_several_is_rested_and_the_run_completes(items: Pa
     run = tmp_path / "run"
     dead = f"http://127.0.0.1:{_dead_port()}/v1"
     with FakeProvider(default=Reply("\\boxed{1}")) as server:
-        done = _run("run", "--data", items, "--model", "openai-compatible:m", "--base-url", dead,
-                    "--base-url", server.openai_url, "--mode", "text", "--out", run)
+        done = _run(
+            "run",
+            "--data",
+            items,
+            "--model",
+            "openai-compatible:m",
+            "--base-url",
+            dead,
+            "--base-url",
+            server.openai_url,
+            "--mode",
+            "text",
+            "--out",
+            run,
+        )
     assert done.returncode == 0, done.stderr
     assert sum(_ok_pairs(run).values()) == N_ITEMS
     manifest = json.loads((run / "manifest.json").read_text())
@@ -177,25 +253,71 @@ def test_the_cache_answers_a_second_run_without_a_request(items: Path, tmp_path:
     cache = tmp_path / "cache"
     with FakeProvider(default=Reply("\\boxed{1}")) as server:
         for out in ("first", "second"):
-            done = _run("run", "--data", items, "--model", "openai-compatible:m", "--base-url", server.openai_url,
-                        "--mode", "text", "--cache", cache, "--out", tmp_path / out)
+            done = _run(
+                "run",
+                "--data",
+                items,
+                "--model",
+                "openai-compatible:m",
+                "--base-url",
+                server.openai_url,
+                "--mode",
+                "text",
+                "--cache",
+                cache,
+                "--out",
+                tmp_path / out,
+            )
             assert done.returncode == 0, done.stderr
         assert len(server.requests) == N_ITEMS
     first = {(r["id"], r["mode"]): r["prediction"] for r in read_jsonl(tmp_path / "first" / "results.jsonl")}
     second = {(r["id"], r["mode"]): r["prediction"] for r in read_jsonl(tmp_path / "second" / "results.jsonl")}
     assert first == second
-    refused = _run("run", "--data", items, "--model", "openai-compatible:m", "--base-url", "http://127.0.0.1:9/v1",
-                   "--temperature", "0.7", "--cache", cache, "--out", tmp_path / "warm")
+    refused = _run(
+        "run",
+        "--data",
+        items,
+        "--model",
+        "openai-compatible:m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--temperature",
+        "0.7",
+        "--cache",
+        cache,
+        "--out",
+        tmp_path / "warm",
+    )
     assert refused.returncode == 2 and "temperature 0 only" in refused.stderr
 
 
 def test_replay_reproduces_a_run_without_a_server_and_refuses_other_items(items: Path, tmp_path: Path) -> None:
     with FakeProvider(default=Reply("\\boxed{2}")) as server:
-        done = _run("run", "--data", items, "--model", "openai-compatible:m", "--base-url", server.openai_url,
-                    "--mode", "text", "--out", tmp_path / "original")
+        done = _run(
+            "run",
+            "--data",
+            items,
+            "--model",
+            "openai-compatible:m",
+            "--base-url",
+            server.openai_url,
+            "--mode",
+            "text",
+            "--out",
+            tmp_path / "original",
+        )
         assert done.returncode == 0, done.stderr
-    replayed = _run("run", "--data", items, "--model", f"replay:{tmp_path / 'original'}", "--mode", "text",
-                    "--out", tmp_path / "replayed")
+    replayed = _run(
+        "run",
+        "--data",
+        items,
+        "--model",
+        f"replay:{tmp_path / 'original'}",
+        "--mode",
+        "text",
+        "--out",
+        tmp_path / "replayed",
+    )
     assert replayed.returncode == 0, replayed.stderr
 
     def predictions(run: Path) -> dict:
@@ -203,8 +325,17 @@ def test_replay_reproduces_a_run_without_a_server_and_refuses_other_items(items:
 
     assert predictions(tmp_path / "replayed") == predictions(tmp_path / "original")
     other = _write_items(tmp_path / "other", 3, offset=10)
-    refused = _run("run", "--data", other, "--model", f"replay:{tmp_path / 'original'}", "--mode", "text",
-                   "--out", tmp_path / "other-run")
+    refused = _run(
+        "run",
+        "--data",
+        other,
+        "--model",
+        f"replay:{tmp_path / 'original'}",
+        "--mode",
+        "text",
+        "--out",
+        tmp_path / "other-run",
+    )
     assert refused.returncode == 2, refused.stderr
     assert "other items" in refused.stderr and not (tmp_path / "other-run" / "manifest.json").exists()
 
@@ -223,8 +354,20 @@ def test_the_order_is_seeded_shuffled_and_recorded(items: Path, tmp_path: Path) 
 
 def test_a_ray_address_nothing_listens_on_is_one_line_and_writes_nothing(items: Path, tmp_path: Path) -> None:
     pytest.importorskip("ray")
-    done = _run("run", "--data", items, "--model", "offline", "--executor", "ray",
-                "--ray-address", f"127.0.0.1:{_dead_port()}", "--out", tmp_path / "run", timeout=180)
+    done = _run(
+        "run",
+        "--data",
+        items,
+        "--model",
+        "offline",
+        "--executor",
+        "ray",
+        "--ray-address",
+        f"127.0.0.1:{_dead_port()}",
+        "--out",
+        tmp_path / "run",
+        timeout=180,
+    )
     assert done.returncode == 2, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
     assert not (tmp_path / "run").exists()
@@ -236,8 +379,23 @@ def test_a_burst_of_429s_lowers_the_concurrency_and_the_run_completes(items: Pat
     run = tmp_path / "run"
     burst = [Fail(429, headers={"Retry-After": "0"}) for _ in range(8)]
     with FakeProvider(burst, default=Reply("\\boxed{1}")) as server:
-        done = _run("run", "--data", items, "--model", "openai-compatible:m", "--base-url", server.openai_url,
-                    "--mode", "text", "--concurrency", "8", "--max-tries", "10", "--out", run)
+        done = _run(
+            "run",
+            "--data",
+            items,
+            "--model",
+            "openai-compatible:m",
+            "--base-url",
+            server.openai_url,
+            "--mode",
+            "text",
+            "--concurrency",
+            "8",
+            "--max-tries",
+            "10",
+            "--out",
+            run,
+        )
     assert done.returncode == 0, done.stderr
     session = json.loads((run / "manifest.json").read_text())["sessions"][-1]
     assert session["overload_answers"] == 8
@@ -253,8 +411,22 @@ def test_workers_share_one_ledger_and_a_rerun_redoes_nothing(executor: str, item
     cache = tmp_path / "cache"
     flags = ["--workers", "2"] + (["--executor", "ray"] if executor == "ray" else [])
     with FakeProvider(default=Reply("\\boxed{1}")) as server:
-        args = ("run", "--data", items, "--model", "openai-compatible:m", "--base-url", server.openai_url,
-                "--mode", "text,canvas", "--cache", cache, *flags, "--out", run)
+        args = (
+            "run",
+            "--data",
+            items,
+            "--model",
+            "openai-compatible:m",
+            "--base-url",
+            server.openai_url,
+            "--mode",
+            "text,canvas",
+            "--cache",
+            cache,
+            *flags,
+            "--out",
+            run,
+        )
         done = _run(*args, timeout=300)
         assert done.returncode == 0, done.stderr
         paid = len(server.requests)
@@ -289,8 +461,25 @@ def test_a_request_time_out_is_retried_within_the_pair(items: Path, tmp_path: Pa
     """A server that accepts a request and never answers costs --request-timeout, not 180 s, per try."""
     run = tmp_path / "run"
     with FakeProvider(default=Reply("\\boxed{1}"), latency_s=3.0) as slow:
-        done = _run("run", "--data", items, "--model", "openai-compatible:m", "--base-url", slow.openai_url,
-                    "--mode", "text", "--limit", "1", "--request-timeout", "0.5", "--max-tries", "2", "--out", run)
+        done = _run(
+            "run",
+            "--data",
+            items,
+            "--model",
+            "openai-compatible:m",
+            "--base-url",
+            slow.openai_url,
+            "--mode",
+            "text",
+            "--limit",
+            "1",
+            "--request-timeout",
+            "0.5",
+            "--max-tries",
+            "2",
+            "--out",
+            run,
+        )
         assert len(slow.requests) == 2  # both tries gave up before the answer came (it would have been correct)
     assert done.returncode == 3
     assert "timed out" in read_jsonl(run / "results.jsonl")[0]["error"]

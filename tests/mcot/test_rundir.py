@@ -7,12 +7,21 @@ from pathlib import Path
 import pytest
 from mcot.benchmarks.item import Item, ItemError
 
-from mcot.rundir import FrozenItems, PairOutcomes, ResultsLedger, RunDir, RunDirError, read_jsonl
+from mcot.rundir import (
+    FrozenItems,
+    PairOutcomes,
+    Result,
+    ResultsLedger,
+    RunDir,
+    RunDirError,
+    Unfinished,
+    read_jsonl,
+)
 
 
 def test_last_line_per_item_and_mode_wins(handmade_run: Path) -> None:
     results = RunDir(handmade_run).results()
-    assert results[("q1", "canvas")]["status"] == "ok"
+    assert results[("q1", "canvas")].status == "ok"
     assert len(results) == 2
 
 
@@ -21,7 +30,7 @@ def test_torn_last_line_is_dropped_and_appends_stay_parseable(tmp_path: Path) ->
     rd.results_path.write_text('{"id": "a", "mode": "text", "status": "ok"}\n{"id": "b", "mo')
     assert [r["id"] for r in read_jsonl(rd.results_path)] == ["a"]
     rd.open()
-    rd.append_result({"id": "b", "mode": "text", "status": "ok"})
+    rd.append_result(Result(id="b", mode="text", status="ok"))
     rd.close()
     assert [json.loads(line)["id"] for line in rd.results_path.read_text().splitlines()] == ["a", "b"]
 
@@ -42,9 +51,9 @@ def test_a_torn_line_longer_than_the_tail_read_is_cut_too(tmp_path: Path) -> Non
     ledger = ResultsLedger(tmp_path)
     ledger.path.write_text('{"id": "a", "mode": "text"}\n{"id": "b", "prediction": "' + "x" * 200_000)
     ledger.open()
-    ledger.append({"id": "c", "mode": "text"})
+    ledger.append(Result(id="c", mode="text"))
     ledger.close()
-    assert [row["id"] for row in ledger.records()] == ["a", "c"]
+    assert [row.id for row in ledger.records()] == ["a", "c"]
     only_torn = tmp_path / "torn" / "results.jsonl"
     only_torn.parent.mkdir()
     only_torn.write_text('{"id": "a"')
@@ -81,11 +90,11 @@ def test_frozen_items_keep_ids_and_offsets_and_read_each_item_back(tmp_path: Pat
 
 def test_pair_outcomes_keep_the_latest_status_of_each_pair_in_a_byte() -> None:
     outcomes = PairOutcomes({"a": 0, "b": 1, "c": 2}, ["text", "canvas"])
-    outcomes.note({"id": "a", "mode": "text", "status": "error", "error": "HTTP 500"})
-    outcomes.note({"id": "a", "mode": "text", "status": "ok"})  # the retry succeeded: the last line wins
-    outcomes.note({"id": "b", "mode": "canvas", "status": "budget", "error": "step budget"})
-    outcomes.note({"id": "zz", "mode": "text", "status": "ok"})  # not an item of the run: ignored
-    outcomes.note({"id": "c", "mode": "tools", "status": "ok"})  # not an arm of the run: ignored
+    outcomes.note(Result(id="a", mode="text", status="error", error="HTTP 500"))
+    outcomes.note(Result(id="a", mode="text", status="ok"))  # the retry succeeded: the last line wins
+    outcomes.note(Result(id="b", mode="canvas", status="budget", error="step budget"))
+    outcomes.note(Result(id="zz", mode="text", status="ok"))  # not an item of the run: ignored
+    outcomes.note(Result(id="c", mode="tools", status="ok"))  # not an arm of the run: ignored
     assert outcomes.status("a", "text") == "ok" and outcomes.status("b", "canvas") == "budget"
     assert outcomes.status("c", "text") is None and outcomes.count("ok") == 1 and outcomes.count("none") == 0
-    assert list(outcomes.not_ok()) == [None, None, {"status": "budget", "error": "step budget"}, None, None]
+    assert list(outcomes.not_ok()) == [None, None, Unfinished("budget", "step budget"), None, None]

@@ -10,7 +10,18 @@ from mcot.benchmarks.item import Item, write_items
 from typer.testing import CliRunner
 
 from mcot.cli import app
-from mcot.rundir import Run, Step, Trace, TraceStore, open_run, read_jsonl, read_scores, safe_stem, trace_name
+from mcot.rundir import (
+    Result,
+    Run,
+    Step,
+    Trace,
+    TraceStore,
+    open_run,
+    read_jsonl,
+    read_scores,
+    safe_stem,
+    trace_name,
+)
 
 CLASHING = ["q#1", "q&1", "q 1", "q_1", "a/b", "a_b", ".x", "x", "n\x00ul", "n_ul", "Q1", "q1", "x" * 300, "x" * 301]
 """Ids that an escape to `[A-Za-z0-9_.-]` maps onto one another, ids with a NUL, and ids too long for a name."""
@@ -47,7 +58,8 @@ def test_an_old_run_with_traces_named_by_id_still_reads(handmade_run: Path) -> N
     run = open_run(handmade_run)
     steps = run.trace("q1", "canvas")
     assert steps is not None and [s["kind"] for s in steps] == ["observation", "model", "tool", "observation", "model"]
-    oldest = Run(run.root, run.manifest, {("q1", "canvas"): {"id": "q1", "mode": "canvas"}}, run.items, run.items_root)
+    unnamed = Result.from_line({"id": "q1", "mode": "canvas"})
+    oldest = Run(run.root, run.manifest, {("q1", "canvas"): unnamed}, run.items, run.items_root)
     assert oldest.trace("q1", "canvas") == steps  # a result line without `trace`: traces/<id>.<mode>.jsonl
     assert run.trace("q1", "text") is None
 

@@ -25,6 +25,7 @@ from mcot.export.formats import write_jsonl as export_jsonl
 from mcot.export.images import ImageCatalog
 from mcot.registry import EXPORT_VIEWS
 from mcot.rundir import (
+    Result,
     ResultsLedger,
     RunDir,
     Score,
@@ -80,13 +81,13 @@ def test_the_reader_splits_at_newlines_only_so_files_of_older_versions_read_back
 
 def test_results_scores_traces_and_the_schedule_read_back_exactly(tmp_path: Path) -> None:
     run = RunDir(tmp_path / "run")
-    record = {"id": EVIL_ID, "mode": "canvas", "status": "ok", "prediction": EVERYTHING, "error": EVERYTHING}
+    record = Result(id=EVIL_ID, mode="canvas", status="ok", prediction=EVERYTHING, error=EVERYTHING)
     run.open()
     run.append_result(record)
-    run.append_result({**record, "mode": "text"})
+    run.append_result(record.with_fields({"mode": "text"}))
     run.close()
-    assert list(ResultsLedger(run.root).records()) == [record, {**record, "mode": "text"}]
-    assert _splitlines_rows(run.results_path)[0] == record
+    assert list(ResultsLedger(run.root).records()) == [record, record.with_fields({"mode": "text"})]
+    assert _splitlines_rows(run.results_path)[0] == record.to_json()
 
     score = Score(
         id=EVIL_ID,

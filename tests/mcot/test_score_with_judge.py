@@ -62,7 +62,7 @@ def test_judge_decides_what_rules_cannot_and_is_cached(judged_run: Path) -> None
             run_score(
                 judged_run, judge="openai:gpt-4o", judge_template=None, base_url=server.openai_url, protocol="robust"
             )
-            == 0
+            == 3  # one judgment is missing (the ambiguous reply): the command says so and exits 3, never 0
         )
         sent = [r.body for r in server.requests]
     scores = {s["id"]: s for s in read_jsonl(judged_run / "scores.jsonl")}

@@ -3,14 +3,16 @@
 import pytest
 
 from mcot.errors import UsageError
+from mcot.rundir import Result
 from mcot.spending import CostBudget, check_priced
 
 
 def test_the_budget_counts_every_ledger_line_and_stops_at_the_ceiling() -> None:
     budget = CostBudget(1.0)
-    budget.add_all([{"status": "error", "usage": {"cost_usd": 0.4}}, {"status": "ok", "usage": {"cost_usd": 0.5}}])
+    lines = [{"status": "error", "usage": {"cost_usd": 0.4}}, {"status": "ok", "usage": {"cost_usd": 0.5}}]
+    budget.add_all(Result.from_line({"id": "q", "mode": "text", **line}) for line in lines)
     assert not budget.reached
-    budget.add({"status": "ok", "usage": {"cost_usd": 0.2}})
+    budget.add(Result.from_line({"id": "q", "mode": "text", "status": "ok", "usage": {"cost_usd": 0.2}}))
     assert budget.reached
     assert budget.spent_usd == pytest.approx(1.1)
 

@@ -41,7 +41,8 @@ def test_help_loads_neither_the_solver_nor_the_sdks_nor_any_plugin() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "module"), [("games", "mcot.eval.protocols"), ("rbench-v", "mcot.eval.protocols"), ("omniphys", "mcot.eval.verify")]
+    ("name", "module"),
+    [("games", "mcot.eval.protocols"), ("rbench-v", "mcot.eval.protocols"), ("omniphys", "mcot.eval.verify")],
 )
 def test_scoring_functions_are_the_real_ones_once_looked_up(name: str, module: str) -> None:
     from mcot.eval.registry import scoring_spec

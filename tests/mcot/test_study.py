@@ -20,7 +20,7 @@ from mcot.eval.tool_use import tool_use
 from mcot.commands.compare import run_compare
 from mcot.commands.study import run_study_command
 from mcot.errors import UsageError
-from mcot.rundir import latest_by_key, open_run, read_jsonl, read_scores
+from mcot.rundir import ResultsLedger, open_run, read_jsonl, read_scores
 from mcot.study.config import read_study
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,10 +77,7 @@ def study_file(root: Path, data: Path, urls: list[str], offline: bool = False) -
 
 def pairs_done(run: Path) -> int:
     """Return the (item, arm) pairs of a run with an answer."""
-    path = run / "results.jsonl"
-    if not path.is_file():
-        return 0
-    return sum(1 for row in latest_by_key(read_jsonl(path)).values() if row.get("status") == "ok")
+    return sum(1 for row in ResultsLedger(run).latest().values() if row.ok)
 
 
 @pytest.mark.timeout(240)
@@ -139,10 +136,10 @@ def test_a_study_resumes_after_a_kill_and_a_new_model_runs_alone(
     # its tool-use numbers are what its traces hold: the drawing model called draw_line once per pair with tools
     run = out / "runs" / "local-1"
     uses = {use.arm: use for use in tool_use(open_run(run), read_scores(run))}
-    results = latest_by_key(read_jsonl(run / "results.jsonl"))
+    results = ResultsLedger(run).latest()
     for arm in ("canvas", "tools"):
         counted = [
-            sum(1 for step in read_jsonl(run / row["trace"]) if step["kind"] == "tool")
+            sum(1 for step in read_jsonl(run / str(row.trace)) if step["kind"] == "tool")
             for (_, mode), row in sorted(results.items())
             if mode == arm
         ]

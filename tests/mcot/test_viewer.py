@@ -4,6 +4,7 @@ loaded on demand, links relative to the page, payload-safe embedding, and the `m
 import json
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -21,7 +22,7 @@ from viewer_runs import (
 
 import mcot.viewer as viewer
 from mcot.cli import app
-from mcot.rundir import RunDirError, open_run
+from mcot.rundir import Result, RunDirError, Score, open_run
 from mcot.viewer import correctness, shard_dir, step_counts, viewer_data, write_viewer
 
 
@@ -154,13 +155,40 @@ def test_step_counts_count_model_turns_tool_calls_and_canvas_images() -> None:
 
 
 def test_answer_classes() -> None:
-    assert correctness({"status": "ok"}, {"correct": True, "method": "rule"}) == "right"
-    assert correctness({"status": "ok"}, {"correct": False, "method": "judge"}) == "wrong"
-    assert correctness({"status": "error"}, {"correct": False, "method": "error"}) == "error"
-    assert correctness(None, {"correct": False, "method": "error"}) == "error"  # never run
-    assert correctness({"status": "ok"}, {"correct": None, "method": "judge_error"}) == "unjudged"
-    assert correctness({"status": "ok"}, None) == "unscored"
-    assert correctness({"status": "budget"}, None) == "error"
+    assert (
+        correctness(
+            Result(id="q", mode="text", status="ok"),
+            Score(id="q", mode="text", benchmark="b", category="c", correct=True, method="rule"),
+        )
+        == "right"
+    )
+    assert (
+        correctness(
+            Result(id="q", mode="text", status="ok"),
+            Score(id="q", mode="text", benchmark="b", category="c", correct=False, method="judge"),
+        )
+        == "wrong"
+    )
+    assert (
+        correctness(
+            Result(id="q", mode="text", status="error"),
+            Score(id="q", mode="text", benchmark="b", category="c", correct=False, method="error"),
+        )
+        == "error"
+    )
+    assert (
+        correctness(None, Score(id="q", mode="text", benchmark="b", category="c", correct=False, method="error"))
+        == "error"
+    )  # never run
+    assert (
+        correctness(
+            Result(id="q", mode="text", status="ok"),
+            Score(id="q", mode="text", benchmark="b", category="c", correct=None, method="judge_error"),
+        )
+        == "unjudged"
+    )
+    assert correctness(Result(id="q", mode="text", status="ok"), None) == "unscored"
+    assert correctness(Result(id="q", mode="text", status="budget"), None) == "error"
 
 
 def test_an_unscored_run_says_so(tmp_path: Path) -> None:
@@ -295,13 +323,23 @@ def test_judged_images_are_labelled_by_their_ratings_not_unjudged(tmp_path: Path
     assert {d["method"] for d in details} == {"judge"}
 
 
+def _score(**fields: Any) -> Score:
+    return Score(id="q", mode="text", benchmark="b", category="c", **fields)
+
+
 def test_a_graded_score_is_rated_and_a_pair_without_one_unjudged() -> None:
-    graded = {"correct": None, "method": "rule", "score": 0.8333, "details": {"sps": {"aesthetics": 0.83}}}
-    assert (correctness({"status": "ok"}, graded), viewer.rating_label(graded)) == ("rated", "score 0.83")
-    unrated = {"correct": None, "method": "none", "score": None, "details": {"unjudged": "pass --judge"}}
-    assert (correctness({"status": "ok"}, unrated), viewer.rating_label(unrated)) == ("unjudged", "")
-    right = {"correct": True, "method": "judge", "score": 1.0, "details": {"judge_scores": {"grade": 1.0}}}
-    assert (correctness({"status": "ok"}, right), viewer.rating_label(right)) == ("right", "")
+    graded = _score(correct=None, method="rule", score=0.8333, details={"sps": {"aesthetics": 0.83}})
+    assert (correctness(Result(id="q", mode="text", status="ok"), graded), viewer.rating_label(graded)) == (
+        "rated",
+        "score 0.83",
+    )
+    unrated = _score(correct=None, method="none", score=None, details={"unjudged": "pass --judge"})
+    assert (correctness(Result(id="q", mode="text", status="ok"), unrated), viewer.rating_label(unrated)) == (
+        "unjudged",
+        "",
+    )
+    right = _score(correct=True, method="judge", score=1.0, details={"judge_scores": {"grade": 1.0}})
+    assert (correctness(Result(id="q", mode="text", status="ok"), right), viewer.rating_label(right)) == ("right", "")
 
 
 def test_a_domain_tool_that_drew_nothing_is_not_labelled_drawn_by_a_tool(tmp_path: Path) -> None:

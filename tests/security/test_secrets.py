@@ -171,7 +171,9 @@ def test_the_commands_ran_and_the_provider_did_echo_every_key(world: World) -> N
     # the search above means something only if the keys went through mcot's hands
     runs = {label: code for label, code in world.codes.items() if label.startswith("run")}
     assert set(runs.values()) == {3}, world.outputs  # some pairs failed (the 401s): finished, with failures
-    assert all(code == 0 for label, code in world.codes.items() if not label.startswith("run")), world.codes
+    others = {label: code for label, code in world.codes.items() if not label.startswith("run")}
+    # a judge asked with a key its server refuses (the 401s) leaves judgments missing: `score` says so with exit 3
+    assert all(code == (3 if label.startswith("score") else 0) for label, code in others.items()), others
     assert all(script.echoed > 0 for script in world.scripts)
     for run in ("run-token", "run-openai", "run-anthropic"):
         errors = [json.loads(line).get("error") or "" for line in (world.root / run / "results.jsonl").open()]

@@ -5,9 +5,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from mcot.benchmarks.item import Item
-from mcot.benchmarks.loaders import LoadedItem, LoaderError, Skip
-from mcot.benchmarks.loaders._types import Tally
+from mcot.benchmarks.loaders import LoaderError
 
+from mcot import LoadedItem, Skip, Tally
 from mcot_arith.generator import picture
 
 

@@ -1,26 +1,30 @@
 """How arith is scored: its official protocol (the last \\boxed{} holds the exact integer) and its report table.
 
 A protocol module holds `official`, `tables` and optionally `robust` and `verifier`; arith has one protocol.
+A protocol takes the Scorer, the item, the answer's text and the pair's result line, and returns its Score.
 """
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from mcot.benchmarks.item import Item
 from mcot.eval.tables import Table, pct
 
+from mcot import Result, Score, Scorer
+
 _BOXED = re.compile(r"\\boxed\{\s*(-?\d+)\s*\}")
 
 
-async def official(scorer: Any, item: Item, text: str, result: dict[str, Any], score: Any) -> None:
+async def official(scorer: Scorer, item: Item, text: str, result: Result) -> Score:
     """Right when the last \\boxed{} of the answer holds exactly the sum."""
+    score = scorer.score_for(item, result)
     found = _BOXED.findall(text)
     score.extracted = found[-1] if found else None
-    scorer.settle(score, score.extracted is not None and int(score.extracted) == int(item.answer), match="boxed")
+    right = score.extracted is not None and int(score.extracted) == int(item.answer)
+    return scorer.settle(score, right, match="boxed")
 
 
-def tables(scores: Sequence[Any]) -> list[Table]:
+def tables(scores: Sequence[Score]) -> list[Table]:
     """One row per arm: accuracy (every pair in n, failures counted wrong) and errors."""
     table = Table("arith — exact sums", ["Arm", "Accuracy", "n", "errors"])
     for arm in sorted({s.mode for s in scores}):

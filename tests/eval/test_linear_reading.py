@@ -1,0 +1,78 @@
+"""Model text is read in time linear in its length: every extractor, matcher and reward, fed adversarial strings,
+takes a number of Python steps that grows linearly (counted by a trace function, never timed); and each reads
+the largest answer a run keeps (1,000,000 characters) once."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+import pytest
+from mcot.eval import extract, match
+
+from mcot import rewards
+
+CHOICES = ["red", "green", "blue", "none"]
+ITEM = json.dumps({"id": "x", "benchmark": "rbench-v", "category": "physics", "question": "Which?",
+                   "choices": CHOICES, "answer": "B", "answer_type": "choice"})  # fmt: skip
+
+READERS: dict[str, Callable[[str], Any]] = {
+    "extract_boxed": extract.extract_boxed,
+    "extract_boxed_all": extract.extract_boxed_all,
+    "extract_choice": lambda text: extract.extract_choice(text, CHOICES),
+    "extract_choice_robust": lambda text: extract.extract_choice_robust(text, CHOICES),
+    "last_standalone_letter": extract.last_standalone_letter,
+    "extract_final_answer": extract.extract_final_answer,
+    "extract_json": extract.extract_json,
+    "extract_rating": extract.extract_rating,
+    "yes_no_value": extract.yes_no_value,
+    "extract_yes_no_answers": extract.extract_yes_no_answers,
+    "read_answer_list": extract.read_answer_list,
+    "read_labelled_rating": lambda text: extract.read_labelled_rating(text, "quality"),
+    "last_line": extract.last_line,
+    "parse_number": match.parse_number,
+    "match_answer": lambda text: match.match_answer(text, "12.5", answer_type="number"),
+    "rewards.accuracy": lambda text: rewards.accuracy([text], item=[ITEM]),
+    "rewards.answer_format": lambda text: rewards.answer_format([text], item=[ITEM]),
+}
+"""Every function that reads model text, by name: a new one belongs here."""
+
+UNITS = ["\\boxed{", "\\\\boxed{", "\\fbox{", "\\boxed ", "{", "[", '{"a": [', "answer: ", "A ", "(B) ", "**",
+         "yes no ", "1/5 ", "quality: ", "}", "\\boxed{1}", " \n", "$"]  # fmt: skip
+"""Repeated, each makes an adversarial text (unclosed groups, many candidates, many markers)."""
+
+
+def _steps(reader: Callable[[str], Any], text: str) -> int:
+    """Return how many Python lines and calls `reader(text)` executes."""
+    count = 0
+
+    def trace(frame: FrameType, event: str, arg: object) -> Any:
+        nonlocal count
+        count += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        reader(text)
+    except Exception:  # a reader may refuse a text; what it costs to get there is what is counted
+        pass
+    finally:
+        sys.settrace(None)
+    return count
+
+
+@pytest.mark.parametrize("name", READERS)
+def test_a_reader_takes_linear_steps_on_adversarial_text(name: str) -> None:
+    reader = READERS[name]
+    for unit in UNITS:
+        small, large = _steps(reader, unit * 500), _steps(reader, unit * 2000)
+        assert large <= 4.5 * small + 500, (name, unit, small, large)
+
+
+@pytest.mark.parametrize("name", READERS)
+def test_a_reader_reads_the_largest_answer_a_run_keeps(name: str) -> None:
+    for unit in ("\\boxed{", "{", "[", "answer: "):
+        READERS[name]((unit * (1_000_000 // len(unit)))[:1_000_000])

@@ -1,0 +1,122 @@
+"""The general guarantees, each tested over the LIST of every command it covers (a new command belongs in the
+list): a file a user names is opened as a regular file without blocking (a FIFO refused in one line naming it);
+every command that writes a folder takes its one-writer lock; no command writes into a folder it reads from."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mcot.cli import app
+from mcot.rundir import LOCK
+
+HOLD = """
+import sys, time
+from pathlib import Path
+from mcot.rundir import run_lock
+with run_lock(Path(sys.argv[1]), "mcot run"):
+    print("held", flush=True)
+    time.sleep(60)
+"""
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """An items folder, a scored run of it, a FIFO, and a study file over the items."""
+    root = tmp_path_factory.mktemp("guarantees")
+    runner = CliRunner()
+    items, run = root / "items", root / "run"
+    assert (
+        runner.invoke(app, ["gen", "games", "--task", "maze", "--n", "2", "--seed", "1", "--out", str(items)]).exit_code
+        == 0
+    )
+    assert (
+        runner.invoke(
+            app, ["run", "--data", str(items), "--model", "offline", "--mode", "text", "--out", str(run)]
+        ).exit_code
+        == 0
+    )
+    assert runner.invoke(app, ["score", str(run)]).exit_code == 0
+    fifo = root / "pipe"
+    os.mkfifo(fifo)
+    study = root / "STUDY.toml"
+    study.write_text(f'data = ["{items}"]\narms = ["text"]\n[[model]]\nspec = "offline"\n')
+    return {"items": items, "run": run, "fifo": fifo, "study": study, "root": root}  # fmt: skip
+
+
+NAMED_FILES: dict[str, Callable[[dict[str, Path]], list[str]]] = {
+    "run --data": lambda m: ["run", "--data", str(m["fifo"]), "--model", "offline", "--out", str(m["root"] / "r1")],
+    "run --model scripted:FILE": lambda m: ["run", "--data", str(m["items"]), "--model", f"scripted:{m['fifo']}",
+                                            "--mode", "text", "--out", str(m["root"] / "r2")],
+    "score --human": lambda m: ["score", str(m["run"]), "--human", str(m["fifo"])],
+    "study STUDY.toml": lambda m: ["study", str(m["fifo"]), "--out", str(m["root"] / "s1")],
+    "imagine --data": lambda m: ["imagine", "--data", str(m["fifo"]), "--generator", "procedural",
+                                 "--out", str(m["root"] / "i1")],
+    "convert": lambda m: ["convert", "gepbench", str(m["fifo"]), "--out", str(m["root"] / "c1")],
+}  # fmt: skip
+"""Every command option that names a file mcot reads."""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", NAMED_FILES)
+def test_a_named_pipe_is_refused_in_one_line_naming_it(name: str, made: dict[str, Path]) -> None:
+    result = CliRunner().invoke(app, NAMED_FILES[name](made))
+    assert result.exit_code == 2, (name, result.output)
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and str(made["fifo"]) in lines[0] and "named pipe" in lines[0], (name, lines)
+
+
+WRITERS: dict[str, Callable[[dict[str, Path], Path], list[str]]] = {
+    "run": lambda m, out: ["run", "--data", str(m["items"]), "--model", "offline", "--mode", "text", "--out", str(out)],
+    "score": lambda m, out: ["score", str(out)],
+    "view": lambda m, out: ["view", str(out)],
+    "export --score": lambda m, out: ["export", str(out), "--format", "jsonl", "--out", str(m["root"] / "e"),
+                                      "--score"],
+    "imagine": lambda m, out: ["imagine", "--data", str(m["items"]), "--generator", "procedural", "--out", str(out)],
+    "study": lambda m, out: ["study", str(m["study"]), "--out", str(out)],
+}  # fmt: skip
+"""Every command that writes a run (or study) folder: each takes that folder's one-writer lock."""
+
+
+@pytest.mark.parametrize("name", WRITERS)
+def test_a_second_writer_is_refused_and_nothing_is_written(name: str, made: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "held"
+    process = subprocess.Popen([sys.executable, "-c", HOLD, str(out)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None and process.stdout.readline().strip() == "held"
+        result = CliRunner().invoke(app, WRITERS[name](made, out))
+        assert result.exit_code == 2, (name, result.output)
+        assert f"is in use by another mcot process (pid {process.pid}, mcot run since" in result.output
+        assert sorted(path.name for path in out.iterdir()) == [LOCK]
+    finally:
+        process.kill()
+        process.wait(timeout=30)
+
+
+def test_a_study_never_writes_into_the_folder_it_reads(made: dict[str, Path], tmp_path: Path) -> None:
+    folder = tmp_path / "D"
+    assert CliRunner().invoke(app, ["gen", "games", "--task", "maze", "--n", "3", "--seed", "2",
+                                    "--out", str(folder / "items")]).exit_code == 0  # fmt: skip
+    before = (folder / "items" / "items.jsonl").read_bytes()
+    study = folder / "STUDY.toml"
+    study.write_text('data = ["items"]\narms = ["text"]\n[[model]]\nspec = "offline"\n')
+    result = CliRunner().invoke(app, ["study", str(study), "--out", str(folder)])
+    assert result.exit_code == 2 and "is inside --out" in result.output
+    assert (folder / "items" / "items.jsonl").read_bytes() == before
+    assert sorted(path.name for path in folder.iterdir()) == ["STUDY.toml", "items"]
+
+
+def test_a_study_record_that_is_not_an_object_is_named(made: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "S"
+    out.mkdir()
+    (out / "study.json").write_text("[1, 2]")
+    result = CliRunner().invoke(app, ["study", str(made["study"]), "--out", str(out)])
+    assert result.exit_code == 2
+    assert result.output.strip() == f"mcot: {out / 'study.json'} is not a study record (a JSON object); remove it " \
+                                     "or use another --out"  # fmt: skip
