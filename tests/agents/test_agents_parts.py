@@ -152,11 +152,14 @@ def test_prompts_render_each_protocol():
     assert gep.splitlines()[:3] == ["Which shape is largest?", "A. circle", "B. square"]
     assert gep.endswith("\nB. square\nPlease directly answer A, B, C or D and nothing else.")  # geocap's eval_inst
     rbench = render_task("rbench-v", "x?", None, "number")
-    assert rbench.startswith("Solve the following question according to the given picture step by step.")
-    assert rbench.endswith("\\boxed{} nowhere else.\n\nQuestion: x?\nAnswer:")
+    # the RBench-V fork's words (tests/eval/test_official_requests.py compares the whole request byte for byte)
+    assert rbench.startswith("You are an expert assistant. Solve the following question according to the given picture step-by-step.")
+    assert rbench.endswith("\n\nQuestion: x?\nAnswer:")
     assert "Answer:" in render_task("omniphys", "x?", None, "text")
-    # the critic's instructions are the whole task (VLMEvalKit's SYS + question): no one-line answer appended
-    assert render_task("gobench", "Rate it.\nTotal Score: <n>", None, "rating") == "Rate it.\nTotal Score: <n>"
+    # VLMEvalKit's SYS + '\n' + question: no one-line answer appended
+    gobench = render_task("gobench", "Rate it.\nTotal Score: <n>", None, "rating")
+    assert gobench.startswith("Please analyze the image based on the provided prompt and answer the following three")
+    assert gobench.endswith("\nRate it.\nTotal Score: <n>")
     assert format_final_answer("omniphys", "5 N") == "Answer: 5 N"
     hashes = prompt_hashes()
     assert hashes["system.canvas.txt"] == load_prompt("system.canvas.txt").sha256
