@@ -74,11 +74,13 @@ class CanvasSession:
         try:
             chosen = item_from_row(item) if item is not None else blank_item(size)
             base: Any = None
+            root = self.images_root
             if path is not None:
-                base = self._readable(path)
+                root = self._root()
+                base = str(self._readable(path).relative_to(root))  # Episode.open reads it under its root
             elif image is not None:
                 base = _image_bytes(image)
-            self.episode = Episode.open(chosen, self.tools, base, self.images_root)
+            self.episode = Episode.open(chosen, self.tools, base, root)
         except (EpisodeError, ValueError, OSError) as exc:
             return Reply(False, f"Error: {exc}")
         return Reply(True, self.episode.steps[0]["text"], canvas=self.png())
@@ -111,9 +113,13 @@ class CanvasSession:
             self._reward = (key, episode.reward())
         return self._reward[1]
 
+    def _root(self) -> Path:
+        """Return the folder this server reads images from (the working folder when none was given), resolved."""
+        return (self.images_root or Path.cwd()).resolve()
+
     def _readable(self, path: str) -> Path:
         """Return the image file `path` names, refusing one outside the images root."""
-        root = (self.images_root or Path.cwd()).resolve()
+        root = self._root()
         target = (root / path).resolve()
         if not target.is_relative_to(root):
             raise EpisodeError(f"{path!r} is outside the folder this server reads images from ({root})")

@@ -31,7 +31,8 @@ def test_tool_results_lead_the_next_user_turn_and_carry_images(item_dir, toolbox
     assert all(r.path == "/v1/messages" for r in requests)
 
     first = requests[0].body
-    assert "canvas" in first["system"]
+    # a custom arm gets the prompt generated from its own tools (system.generated.txt), each listed by name
+    assert all(f"- {name}:" in first["system"] for name in toolbox.names())
     assert {t["name"] for t in first["tools"]} == {"draw_line", "mark_point", "zoom", "boom"}
     assert all(t["input_schema"]["type"] == "object" for t in first["tools"])
     image = next(b for b in first["messages"][0]["content"] if b["type"] == "image")

@@ -11,6 +11,7 @@ import json
 import pytest
 from mcot.agents import Budget, load_model, solve
 from mcot.tools.canvas_ops import canvas_tools
+from mcot.tools.toolsets import toolset
 
 from mcot import tools
 from mcot.testing.fake_provider import Fail, FakeProvider, Reply
@@ -25,7 +26,9 @@ MAZE = {"grid": ["S.#", ".#E", "..."], "cell": 20, "origin": [10, 10], "draw": T
 )
 def test_each_arm_offers_exactly_its_tools(item_dir, keys, arm, expected):
     item, root = item_dir
-    expected = tuple(name for name in tools.registry() if name != "python") if expected is None else expected
+    if expected is None:  # every declared tool but the code arms' python: canvas ops first, then by group and name
+        expected = toolset("tools")
+        assert set(expected) == set(tools.registry()) - {"python"} and expected[:13] == canvas_tools()
     with FakeProvider([Reply("\\boxed{1}")]) as server:
         model = load_model("openai:gpt-4o", base_url=server.openai_url)
         prediction, _ = asyncio.run(solve(item, root, model, arm))
