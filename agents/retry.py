@@ -76,8 +76,11 @@ class RetryPolicy:
         return backoff * (1.0 - self.jitter * random.random())
 
 
-def retry_after_seconds(headers: Any) -> float | None:
-    """Return the wait a response asks for (`retry-after-ms` or `retry-after`: seconds or an HTTP date)."""
+def retry_after_seconds(headers: Any, *, now: Callable[[], float] = time.time) -> float | None:
+    """Return the wait a response asks for (`retry-after-ms` or `retry-after`: seconds or an HTTP date).
+
+    `now` is the clock an HTTP date is measured from (Unix seconds).
+    """
     if headers is None:
         return None
     value = headers.get("retry-after-ms")
@@ -93,7 +96,7 @@ def retry_after_seconds(headers: Any) -> float | None:
         return float(value)
     except ValueError:
         parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return max(parsed.timestamp() - time.time(), 0.0) if parsed is not None else None
+        return max(parsed.timestamp() - now(), 0.0) if parsed is not None else None
 
 
 REASON_WIDTH = 300

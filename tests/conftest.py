@@ -1,7 +1,11 @@
-"""Rooms import as mcot.<room> while the tests run (a top-level `import tools` is refused)."""
+"""Rooms import as mcot.<room> while the tests run (a top-level `import tools` is refused), and how pytest-xdist
+shares the tests among its workers (docs/testing.md)."""
 
 import importlib.abc
 import sys
+from typing import Any
+
+import pytest
 
 ROOMS = frozenset({"agents", "canvas", "tools", "benchmarks", "eval"})
 
@@ -20,3 +24,24 @@ class _RoomsOnlyUnderMcot(importlib.abc.MetaPathFinder):
 
 
 sys.meta_path.insert(0, _RoomsOnlyUnderMcot())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Return the scheduler of `--dist loadgroup` (pyproject's addopts): a whole module to one worker, and the tests
+    marked `xdist_group(NAME)`, from any module, to one worker together; None (xdist's own) for other --dist modes.
+
+    A module's tests then share its module-scoped fixtures (each set up once, not once per worker) and run in file
+    order; a group keeps what must not run twice at once (one local Ray instance, say) on one worker.
+    """
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # the dev extra's plugin: only its own hook calls this
+
+    class ModulesAndGroups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.rfind("@") > nodeid.rfind("]"):  # loadgroup appends "@NAME" (a parameter may hold an @)
+                return nodeid.rsplit("@", 1)[-1]
+            return nodeid.split("::", 1)[0]
+
+    return ModulesAndGroups(config, log)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -92,8 +91,9 @@ def test_text_that_is_not_a_call_stays_text():
 def test_retry_after_forms():
     assert retry_after_seconds({"retry-after": "3"}) == 3.0
     assert retry_after_seconds({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
-    later = email.utils.formatdate(time.time() + 30, usegmt=True)
-    assert 25 <= retry_after_seconds({"retry-after": later}) <= 31
+    later = email.utils.formatdate(1_700_000_030, usegmt=True)
+    assert retry_after_seconds({"retry-after": later}, now=lambda: 1_700_000_000.0) == 30.0
+    assert retry_after_seconds({"retry-after": later}, now=lambda: 1_700_000_040.0) == 0.0  # a date past: no wait
     assert retry_after_seconds({}) is None
 
 

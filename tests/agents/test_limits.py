@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 import pickle
-import time
 
 import pytest
 from mcot.agents import load_model
 from mcot.agents.backends.base import ModelRequest, ToolSet
+from mcot.agents.backends.scripted import ScriptedBackend
 from mcot.agents.limits import IMAGE_TOKENS, RateLimitedBackend, RateLimits, estimate_tokens
 from mcot.agents.messages import ImagePart, Message, TextPart, ToolCall, ToolResultPart, user
 from mcot.agents.retry import Failure, RetryPolicy, is_overload
+from virtual_time import VirtualClock, run_virtual, virtual_loop
 
 from mcot.testing.fake_provider import Fail, FakeProvider, Raw, Reply
 
@@ -21,8 +22,32 @@ def _request(text: str = "hi", max_tokens: int = 16) -> ModelRequest:
     return ModelRequest([user(text)], max_tokens=max_tokens)
 
 
-async def _timed_calls(backend: RateLimitedBackend, n: int, request: ModelRequest) -> tuple[float, int]:
-    """Return (seconds for n concurrent calls, the most calls seen waiting on a bucket at once)."""
+async def _admitted(backend: RateLimitedBackend, n: int, request: ModelRequest) -> list[float]:
+    """Return when each of n concurrent calls was answered, in seconds of the loop's clock after the first began.
+
+    Run on a virtual clock over an instant backend, these are exactly the moments the buckets let the calls go.
+    """
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+
+    async def one() -> float:
+        answer = await backend.generate(request)
+        assert answer.text == "ok"
+        return loop.time() - start
+
+    return sorted(await asyncio.gather(*(one() for _ in range(n))))
+
+
+@pytest.fixture
+def instant(tmp_path) -> ScriptedBackend:
+    """A backend that answers "ok" at once, in process: only the buckets take time."""
+    script = tmp_path / "ok.json"
+    script.write_text(json.dumps([{"text": "ok"}]))
+    return ScriptedBackend(script)
+
+
+async def _calls_and_most_waiting(backend: RateLimitedBackend, n: int, request: ModelRequest) -> int:
+    """Make n concurrent calls; return the most calls seen waiting on a bucket at once."""
     most = 0
     done = False
 
@@ -33,55 +58,56 @@ async def _timed_calls(backend: RateLimitedBackend, n: int, request: ModelReques
             await asyncio.sleep(0.01)
 
     watcher = asyncio.create_task(watch())
-    start = time.perf_counter()
     answers = await asyncio.gather(*(backend.generate(request) for _ in range(n)))
-    elapsed = time.perf_counter() - start
     done = True
     await watcher
     assert [a.text for a in answers] == ["ok"] * n
-    return elapsed, most
+    return most
 
 
-def test_the_request_bucket_holds_the_rate_after_its_burst(keys):
-    # 120 a minute over a 1 s period: a bucket of 2, then one every 0.5 s, so 6 calls take 2 s
+def test_the_request_bucket_holds_the_rate_after_its_burst(instant):
+    # 120 a minute over a 1 s period: a bucket of 2, then one every 0.5 s, so the 6th call goes at 2 s
+    backend = RateLimitedBackend(instant, RateLimits(max_rpm=120, period_s=1.0))
+    assert run_virtual(_admitted(backend, 6, _request())) == pytest.approx([0.0, 0.0, 0.5, 1.0, 1.5, 2.0])
+    assert backend.waiting == 0
+
+
+def test_calls_over_http_wait_on_the_bucket_and_all_arrive(keys):
     limits = RateLimits(max_rpm=120, period_s=1.0)
     with FakeProvider(default=Reply("ok")) as server:
         backend = RateLimitedBackend(load_model("openai:gpt-4o", base_url=server.openai_url), limits)
-        elapsed, most_waiting = asyncio.run(_timed_calls(backend, 6, _request()))
+        most_waiting = asyncio.run(_calls_and_most_waiting(backend, 6, _request()))
         assert len(server.requests) == 6
-    assert 1.9 <= elapsed < 3.0
     assert most_waiting >= 3  # 4 waited on the bucket, at least 3 of them at the same time
     assert backend.waiting == 0
 
 
-def test_the_token_bucket_waits_when_the_estimate_exceeds_the_budget(keys):
+def test_the_token_bucket_waits_when_the_estimate_exceeds_the_budget(instant):
     # 400 characters (100 tokens) + max_tokens 100 = 200 tokens a call; 12,000 a minute over 1 s: 200 a second
-    limits = RateLimits(max_tpm=12_000, period_s=1.0)
+    backend = RateLimitedBackend(instant, RateLimits(max_tpm=12_000, period_s=1.0))
     request = _request("x" * 400, max_tokens=100)
-    with FakeProvider(default=Reply("ok")) as server:
-        backend = RateLimitedBackend(load_model("openai:gpt-4o", base_url=server.openai_url), limits)
-        assert backend.estimate(request) == 200
-        elapsed, _ = asyncio.run(_timed_calls(backend, 3, request))
-        # a request estimated above the whole bucket is charged the bucket (capped), not refused
-        huge = asyncio.run(_timed_calls(backend, 1, _request("y", max_tokens=50_000)))[0]
-    assert 1.9 <= elapsed < 3.0
-    assert huge < 1.5
+    assert backend.estimate(request) == 200
+    assert run_virtual(_admitted(backend, 3, request)) == pytest.approx([0.0, 1.0, 2.0])
+    # a request estimated above the whole bucket is charged the bucket (capped), not refused: it goes at once into
+    # a fresh bucket, and the next call waits for the whole bucket to drain
+    huge = _request("y", max_tokens=50_000)
+    assert run_virtual(_admitted(backend, 2, huge)) == pytest.approx([0.0, 1.0])
 
 
-def test_each_event_loop_gets_its_own_buckets(keys):
-    limits = RateLimits(max_rpm=120, period_s=1.0)
-    with FakeProvider(default=Reply("ok")) as server:
-        backend = RateLimitedBackend(load_model("openai:gpt-4o", base_url=server.openai_url), limits)
-        first = asyncio.new_event_loop()  # left open while another loop uses the backend
-        try:
-            first_elapsed, _ = first.run_until_complete(_timed_calls(backend, 3, _request()))
-            second_elapsed, _ = asyncio.run(_timed_calls(backend, 3, _request()))
-        finally:
-            first.close()
-        third_elapsed, _ = asyncio.run(_timed_calls(backend, 2, _request()))
-        assert len(server.requests) == 8
-    assert 0.4 <= first_elapsed < 1.2 and 0.4 <= second_elapsed < 1.2  # a fresh bucket of 2 each, one waits 0.5 s
-    assert third_elapsed < 0.4
+def test_each_event_loop_gets_its_own_buckets(instant):
+    backend = RateLimitedBackend(instant, RateLimits(max_rpm=120, period_s=1.0))
+    clock = VirtualClock()
+    first = virtual_loop(clock)  # left open while another loop uses the backend
+    try:
+        first_times = first.run_until_complete(_admitted(backend, 3, _request()))
+        second_times = run_virtual(_admitted(backend, 3, _request()), clock)
+    finally:
+        first.close()
+    third_times = run_virtual(_admitted(backend, 2, _request()), clock)
+    # a fresh bucket of 2 each, the third call waits 0.5 s; a shared bucket would hold the second loop's calls back
+    assert first_times == pytest.approx([0.0, 0.0, 0.5]) and second_times == pytest.approx([0.0, 0.0, 0.5])
+    assert third_times == pytest.approx([0.0, 0.0])
+    assert clock.now == pytest.approx(1.0)
 
 
 def test_the_wrapper_forwards_the_backend_attributes(keys):
@@ -113,13 +139,11 @@ def test_limits_split_among_workers_and_travel_to_them():
         limits.split(0)
 
 
-def test_a_share_below_one_request_per_bucket_still_passes(keys):
+def test_a_share_below_one_request_per_bucket_still_passes(instant):
     # 3 a minute split among 4 workers is 0.75 a minute: a bucket of one request every 80 s
     share = RateLimits(max_rpm=3).split(4)
-    with FakeProvider(default=Reply("ok")) as server:
-        backend = RateLimitedBackend(load_model("openai:gpt-4o", base_url=server.openai_url), share)
-        elapsed, _ = asyncio.run(_timed_calls(backend, 1, _request()))
-    assert elapsed < 1.0
+    backend = RateLimitedBackend(instant, share)
+    assert run_virtual(_admitted(backend, 2, _request())) == pytest.approx([0.0, 80.0])
 
 
 def test_token_estimate_counts_text_images_tool_calls_and_tool_schemas():

@@ -31,13 +31,18 @@ VARYING_KEYS = frozenset({"t", "latency_s", "id", "request_key", "request_parts"
 (numbered in the order requests arrive), with the request hashes that include them."""
 
 
+HANGS_ANSWERED: list[Any] = []
+"""The "hang" questions the fake server has answered (after 60 s)."""
+
+
 def answer(body: dict[str, Any]) -> Reply:
     """One draw_line in the canvas arm, then an answer; the text arm answers at once (order-independent)."""
     messages = body["messages"]
     question = next(m for m in messages if m["role"] == "user")
     text = json.dumps(question["content"])
     if "hang" in text:
-        time.sleep(20)
+        time.sleep(60)
+        HANGS_ANSWERED.append(question)
     elif "slow" in text:
         time.sleep(1.5)
     drew = any(m["role"] == "assistant" for m in messages)
@@ -49,7 +54,7 @@ def answer(body: dict[str, Any]) -> Reply:
 def make_items(root: Path, counts: dict[str, int]) -> Path:
     """Write an items directory of choice items with one small image each ({word: count}); return it.
 
-    The word goes into ids and questions: "slow" items take the fake server 1.5 s, "hang" items 20 s."""
+    The word goes into ids and questions: "slow" items take the fake server 1.5 s, "hang" items 60 s."""
     items = []
     for word, n in counts.items():
         for i in range(n):
@@ -198,7 +203,7 @@ def test_a_killed_worker_fails_its_pairs_and_the_rest_complete(server: FakeProvi
     slow, hanging, plain = items[:4], items[4:6], items[6:]
     executor = ProcessExecutor(tmp_path / "run", tmp_path / "items", recipe_for(server.openai_url), workers=2)
 
-    async def scenario() -> tuple[list[Result], list[Result], float, list[int]]:
+    async def scenario() -> tuple[list[Result], list[Result], list[int]]:
         await executor.start()
         victim = executor.pids()[0]
         first = [asyncio.create_task(executor.solve(item, "text")) for item in slow]
@@ -211,11 +216,11 @@ def test_a_killed_worker_fails_its_pairs_and_the_rest_complete(server: FakeProvi
         for task in stuck:
             task.cancel()
         pids = executor.pids()
-        started = time.perf_counter()
         await executor.close()
-        return killed, after, time.perf_counter() - started, pids
+        return killed, after, pids
 
-    killed, after, close_s, pids = asyncio.run(scenario())
+    killed, after, pids = asyncio.run(scenario())
+    assert not HANGS_ANSWERED  # close() left the cancelled pairs' answers behind, it did not wait for them
     statuses = sorted(r.status for r in killed)
     assert statuses == ["error", "error", "ok", "ok"]  # two pairs per worker
     died = [r for r in killed if r.status == "error"]
@@ -224,7 +229,6 @@ def test_a_killed_worker_fails_its_pairs_and_the_rest_complete(server: FakeProvi
     assert died[0] == failure_record(item, "text", "worker process died (exit code -9)", died[0].latency_s or 0.0)
     assert [r.status for r in after] == ["ok", "ok"]
     assert executor.describe()["restarts"] == 1
-    assert close_s < 8.0
     for pid in pids:  # no worker outlives close(), none is left a zombie
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
@@ -247,16 +251,16 @@ def _free_port() -> int:
 
 
 @pytest.mark.parametrize("scheme", ["", "ray://"])
-def test_a_ray_address_nothing_listens_on_is_a_usage_error_within_seconds(scheme: str, tmp_path: Path) -> None:
+def test_a_ray_address_nothing_listens_on_is_a_usage_error_before_ray_connects(scheme: str, tmp_path: Path) -> None:
     pytest.importorskip("ray")
     from mcot.executors import RayExecutor
 
     address = f"{scheme}127.0.0.1:{_free_port()}"
     executor = RayExecutor(tmp_path / "run", tmp_path, recipe_for("http://127.0.0.1:9/v1"), address=address)
-    started = time.perf_counter()
+    # the words are the TCP probe's, which runs before ray.init: Ray's own connect would fail after its retries
+    # with "cannot start or reach the Ray cluster"
     with pytest.raises(UsageError, match=f"no Ray cluster answers at {address}"):
         asyncio.run(executor.start())
-    assert time.perf_counter() - started < 10
     assert not (tmp_path / "run").exists()
 
 

@@ -115,7 +115,7 @@ def test_ctrl_c_keeps_what_finished_says_so_and_a_rerun_finishes(items: Path, tm
 
 def test_a_second_ctrl_c_exits_at_once_with_the_ledger_consistent(items: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
-    with FakeProvider(default=Reply("\\boxed{1}"), latency_s=30.0) as server:
+    with FakeProvider(default=Reply("\\boxed{1}"), latency_s=600.0) as server:  # no answer comes while the test runs
         args = (
             "run",
             "--data",
@@ -135,10 +135,8 @@ def test_a_second_ctrl_c_exits_at_once_with_the_ledger_consistent(items: Path, t
             time.sleep(0.05)
         process.send_signal(signal.SIGINT)
         time.sleep(0.3)
-        started = time.monotonic()
         process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=30)
-        assert time.monotonic() - started < 4.0
+        _, err = process.communicate(timeout=120)  # a run that waited for its answers would wait 10 minutes
     assert process.returncode == 130, err
     assert read_jsonl(run / "results.jsonl") == []
     assert json.loads((run / "manifest.json").read_text())["sessions"][-1]["finished"]
@@ -463,7 +461,6 @@ def test_a_request_time_out_is_retried_within_the_pair(items: Path, tmp_path: Pa
     """A server that accepts a request and never answers costs --request-timeout, not 180 s, per try."""
     run = tmp_path / "run"
     with FakeProvider(default=Reply("\\boxed{1}"), latency_s=3.0) as slow:
-        started = time.monotonic()
         done = _run(
             "run",
             "--data",
@@ -483,6 +480,6 @@ def test_a_request_time_out_is_retried_within_the_pair(items: Path, tmp_path: Pa
             "--out",
             run,
         )
-        assert time.monotonic() - started < 20
+        assert len(slow.requests) == 2  # both tries gave up before the answer came (it would have been correct)
     assert done.returncode == 3
     assert "timed out" in read_jsonl(run / "results.jsonl")[0]["error"]

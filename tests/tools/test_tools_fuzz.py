@@ -1,11 +1,11 @@
-"""Every tool fuzzed with junk arguments: no exception escapes, time is bounded, a failed call changes nothing."""
+"""Every tool fuzzed with junk arguments: no exception escapes, a time limit stops long work, a failed call changes
+nothing. How long calls take is measured by perf/fuzz_tools.py, never asserted here (a loaded machine would fail it)."""
 
 from __future__ import annotations
 
 import importlib
 import json
 import math
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -46,9 +46,7 @@ def _check(name: str, arguments: object) -> ToolResult:
     c = _canvas()
     sha, log, version = c.snapshot().sha256, c.log, c.version
     pixels = c.render_full().tobytes()
-    start = time.monotonic()
     result = call(name, arguments, c)  # type: ignore[arg-type]
-    assert time.monotonic() - start < DEFAULT_SECONDS + 2.0, (name, arguments)
     assert isinstance(result, ToolResult)
     json.dumps(result.data, allow_nan=False)
     if result.ok:
@@ -121,19 +119,26 @@ def test_bad_input_reads_as_an_actionable_error(name: str, arguments: dict, word
 
 
 def test_unbounded_requests_are_capped() -> None:
-    start = time.monotonic()
     res = _check("simulate_bounces", {"origin": [60, 45], "velocity": [1e6, 3.3e5], "radius": 1, "max_bounces": 1000})
     assert res.ok and len(res.data["hits"]) == 1000  # capped at max_bounces, not run to t_max
-    assert time.monotonic() - start < DEFAULT_SECONDS
     many = [[[i, 0], [i + 0.5, 90]] for i in range(0, 120, 1)] + [
         [[0, j * 0.7], [120, j * 0.7 + 1]] for j in range(120)
     ]
-    start = time.monotonic()
     res = _check("count_triangles", {"segments": many})
-    spent = time.monotonic() - start
     # either it finished, or it stopped at the call's time limit and said so
-    assert (res.ok and res.data["count"] >= 0) or ("time limit" in res.text and spent >= DEFAULT_SECONDS)
-    assert spent < DEFAULT_SECONDS + 1.0, f"count_triangles ran {spent:.1f} s past a {DEFAULT_SECONDS} s limit"
+    assert (res.ok and res.data["count"] >= 0) or f"{DEFAULT_SECONDS:g} s time limit" in res.text
+
+
+class TickingClock:
+    """A clock that moves `tick` seconds each time it is read, and remembers every reading."""
+
+    def __init__(self, tick: float) -> None:
+        self.tick = tick
+        self.readings: list[float] = []
+
+    def __call__(self) -> float:
+        self.readings.append(len(self.readings) * self.tick)
+        return self.readings[-1]
 
 
 def test_the_time_limit_stops_a_call_that_would_run_on(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -146,8 +151,10 @@ def test_the_time_limit_stops_a_call_that_would_run_on(monkeypatch: pytest.Monke
         for a in [math.pi * k / 150]
     ]
     assert call("count_triangles", {"segments": fan[:20]}, _canvas()).data["count"] > 100
-    monkeypatch.setattr(module, "time_budget", lambda: original(0.05))
-    start = time.monotonic()
+    clock = TickingClock(0.001)  # the budget passes at the 50th check, however busy the machine is
+    monkeypatch.setattr(module, "time_budget", lambda: original(0.05, clock=clock))
     res = _check("count_triangles", {"segments": fan})
-    assert time.monotonic() - start < 1.0
     assert not res.ok and "time limit" in res.text and "count_triangles" in res.text
+    deadline = clock.readings[0] + 0.05
+    assert len(clock.readings) > 40  # the work checked the clock as it went
+    assert sum(reading > deadline for reading in clock.readings) == 1  # and stopped at the first check past it

