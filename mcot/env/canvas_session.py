@@ -74,8 +74,8 @@ class CanvasSession:
         try:
             chosen = item_from_row(item) if item is not None else blank_item(size)
             base: Any = None
-            if path is not None:
-                base = self._readable(path)
+            if path is not None:  # its bytes: the episode opens a path only relative to a root, and this one is checked
+                base = self._readable(path).read_bytes()
             elif image is not None:
                 base = _image_bytes(image)
             self.episode = Episode.open(chosen, self.tools, base, self.images_root)
@@ -88,7 +88,7 @@ class CanvasSession:
         episode = self.episode
         version = len(episode.canvas.log)
         steps = len(episode.steps)
-        observation = episode.call(name, arguments)
+        observation = episode.call(name, arguments, images=False)  # the PNG bytes are sent, not images
         images: list[bytes] = []
         tool_step = episode.steps[steps] if len(episode.steps) > steps else {}
         if tool_step.get("image"):
@@ -119,6 +119,8 @@ class CanvasSession:
             raise EpisodeError(f"{path!r} is outside the folder this server reads images from ({root})")
         if not target.is_file():
             raise EpisodeError(f"{path!r} is not an image file under {root}")
+        if target.stat().st_size > MAX_IMAGE_BYTES:
+            raise EpisodeError(f"{path!r} is over {MAX_IMAGE_BYTES:,} bytes, the largest image taken")
         return target
 
 
