@@ -7,8 +7,12 @@ client; base64 in OpenEnv's JSON through openenv-core's GenericEnvClient over it
 measured one after another at every step, so that all see the same load of a shared machine; episodes of
 `--steps` calls are repeated `--episodes` times (a fresh canvas each). Needs the `mcp` and `openenv` extras.
 
+Beside the wall-clock medians it reports each server process's CPU per measured step (Linux: /proc), a figure
+that a busy machine's load changes little: each server works only during its own call.
+
 Run: python perf/serve_step.py [--steps 20] [--episodes 10] [--seed 0]. The last line is `env_step_ms=…
-mcp_step_ms=… mcp_ratio_vs_env=… openenv_step_ms=… openenv_ratio_vs_env=…`.
+mcp_step_ms=… mcp_ratio_vs_env=… openenv_step_ms=… openenv_ratio_vs_env=… mcp_server_cpu_ms=…
+openenv_server_cpu_ms=…`.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import argparse
 import asyncio
 import base64
 import json
+import os
 import random
 import socket
 import statistics
@@ -35,6 +40,28 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def _cpu_s(pid: int) -> float:
+    """Return the CPU seconds (user + system) process `pid` has used so far, from /proc (nan elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _mcp_server_pid(exclude: int) -> int:
+    """Return the pid of this process's child `… mcot mcp serve` (the stdio server the SDK's client started)."""
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if int(stat[1]) == os.getpid() and int(entry.name) != exclude and b"mcp" in command:
+            return int(entry.name)
+    return -1
 
 
 def _wait(port: int, process: subprocess.Popen[bytes]) -> None:
@@ -65,14 +92,17 @@ async def measure(args: argparse.Namespace, path: Path, item: dict[str, Any]) ->
     port = _free_port()
     served = subprocess.Popen([sys.executable, "-m", "mcot", "env", "serve", "--port", str(port)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    times: dict[str, list[float]] = {"env": [], "mcp": [], "openenv": []}
+    times: dict[str, list[float]] = {"env": [], "mcp": [], "openenv": [], "mcp_cpu": [], "openenv_cpu": []}
     try:
         _wait(port, served)
         params = StdioServerParameters(command=sys.executable, args=["-m", "mcot", "mcp", "serve"])
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
+            mcp_pid = _mcp_server_pid(served.pid)
             with GenericEnvClient(base_url=f"http://127.0.0.1:{port}").sync() as remote:
                 for episode in range(args.episodes + 1):  # the first episode warms up (imports, caches, the font)
+                    if episode == 1:
+                        cpu = {"mcp": _cpu_s(mcp_pid), "openenv": _cpu_s(served.pid)}
                     env.reset(**row)
                     await session.call_tool("start_canvas", {"image": png})
                     remote.reset(images=[f"data:image/png;base64,{png}"])
@@ -91,6 +121,9 @@ async def measure(args: argparse.Namespace, path: Path, item: dict[str, Any]) ->
                             times["env"].append((after_env - start) * 1000)
                             times["mcp"].append((after_mcp - after_env) * 1000)
                             times["openenv"].append((after_openenv - after_mcp) * 1000)
+                measured = args.episodes * args.steps  # the resets of the measured episodes are counted in
+                times["mcp_cpu"].append((_cpu_s(mcp_pid) - cpu["mcp"]) * 1000 / measured)
+                times["openenv_cpu"].append((_cpu_s(served.pid) - cpu["openenv"]) * 1000 / measured)
     finally:
         served.terminate()
         served.wait(30)
@@ -111,9 +144,12 @@ def main() -> None:
     print(f"CanvasEnv.draw_line in process (PIL 640 × 640): median {env:.2f} ms")
     print(f"MCP tools/call draw_line over stdio (PNG image content): median {mcp:.2f} ms ({mcp / env:.2f}× in process)")
     print(f"OpenEnv step draw_line over the loopback (PNG base64): median {openenv:.2f} ms ({openenv / env:.2f}×)")
+    mcp_cpu, openenv_cpu = times["mcp_cpu"][0], times["openenv_cpu"][0]
+    print(f"server CPU a step: mcot mcp serve {mcp_cpu:.2f} ms, mcot env serve {openenv_cpu:.2f} ms")
     print(
         f"env_step_ms={env:.2f} mcp_step_ms={mcp:.2f} mcp_ratio_vs_env={mcp / env:.2f} "
-        f"openenv_step_ms={openenv:.2f} openenv_ratio_vs_env={openenv / env:.2f}"
+        f"openenv_step_ms={openenv:.2f} openenv_ratio_vs_env={openenv / env:.2f} "
+        f"mcp_server_cpu_ms={mcp_cpu:.2f} openenv_server_cpu_ms={openenv_cpu:.2f}"
     )
 
 

@@ -90,7 +90,7 @@ class CanvasSession:
         episode = self.episode
         version = len(episode.canvas.log)
         steps = len(episode.steps)
-        observation = episode.call(name, arguments)
+        observation = episode.call(name, arguments, images=False)  # the PNG bytes are sent, not images
         images: list[bytes] = []
         tool_step = episode.steps[steps] if len(episode.steps) > steps else {}
         if tool_step.get("image"):
@@ -125,6 +125,8 @@ class CanvasSession:
             raise EpisodeError(f"{path!r} is outside the folder this server reads images from ({root})")
         if not target.is_file():
             raise EpisodeError(f"{path!r} is not an image file under {root}")
+        if target.stat().st_size > MAX_IMAGE_BYTES:
+            raise EpisodeError(f"{path!r} is over {MAX_IMAGE_BYTES:,} bytes, the largest image taken")
         return target
 
 

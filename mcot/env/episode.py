@@ -177,13 +177,14 @@ class Episode:
             raise EpisodeError(f"item {item.id}: {_one_line(exc)}") from None
         episode = cls(item, tools, base, canvas)
         if "python" in tools and item.images and root is not None:  # the episode's code session: every image
-
             reserve(canvas, [Path(root) / path for path in item.images])
         episode._record("observation", text=_note("observation.initial.txt", canvas, []), changed=[], version=0)
         return episode
 
-    def call(self, name: str, arguments: Mapping[str, Any] | str | None) -> Observation:
-        """Run one tool call on the canvas; return the observation (never raises)."""
+    def call(self, name: str, arguments: Mapping[str, Any] | str | None, *, images: bool = True) -> Observation:
+        """Run one tool call on the canvas; return the observation (never raises): with `images=False` it carries
+        no image (a server sends the PNG bytes it already has: `blobs` and the canvas's own PNG), so that no
+        image is decoded or converted for it."""
 
         canvas = self.canvas
         if name not in self.tools:
@@ -196,7 +197,7 @@ class Episode:
         result = tools.call(name, dict(arguments) if isinstance(arguments, Mapping) else arguments, canvas)
         ops = copy.deepcopy(canvas.log[before:])
         image_path = None
-        images: list[Image.Image] = []
+        shown_images: list[Image.Image] = []
         paths: list[str] = []
         for data in (result.image, *result.more_images) if result.image else ():  # a code cell may show several
             import hashlib
@@ -204,7 +205,8 @@ class Episode:
             sha = hashlib.sha256(data).hexdigest()
             self.blobs[sha] = data
             paths.append(f"blobs/{sha}.png")
-            images.append(open_base(data))
+            if images:
+                shown_images.append(open_base(data))
         image_path = paths[0] if paths else None
         self._record(
             "tool",
@@ -225,14 +227,14 @@ class Episode:
             note = _note("observation.txt", canvas, changed)
             self._record("observation", text=note, changed=changed, version=len(canvas.log))
             self.observed = len(canvas.log)
-            images.append(self.view())
+            if images:
+                shown_images.append(self.view())
             text = f"{text}\n{note}"
-        return Observation(result.ok, text, tuple(images))
+        return Observation(result.ok, text, tuple(shown_images))
 
     def close(self) -> None:
         """End what the episode holds beyond its objects (its code session, when it offers `python`)."""
         if "python" in self.tools:
-
             release(self.canvas)
 
     def view(self) -> Image.Image:

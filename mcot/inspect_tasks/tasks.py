@@ -23,6 +23,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from mcot.agents.prompts import render_task
 from mcot.agents.session import arm_system_prompt
 from mcot.arms import arm_names
+from mcot.benchmarks.generators.games import TASKS as GAMES
 from mcot.core.errors import UsageError
 from mcot.core.item import read_items
 from mcot.core.registry import TOOLSETS
@@ -36,19 +37,26 @@ DEFAULT_MAX_STEPS = 12
 """The model turns of an arm with tools, as `mcot run`'s default `--max-steps`."""
 
 
-def items_of(data: str, benchmark: str | None, limit: int | None = None) -> tuple[list[Any], Path]:
-    """Return the items of `data` of `benchmark` (every item when None), in order, and the folder their images are
-    relative to; ValueError in one line when there are none."""
+def items_of(
+    data: str, benchmark: str | None, limit: int | None = None, category: str | None = None
+) -> tuple[list[Any], Path]:
+    """Return the items of `data` of `benchmark` (every item when None) and of `category` (a game's name; every
+    category when None), in order, and the folder their images are relative to; ValueError in one line when
+    there are none."""
 
     try:
         folder = prepare_dataset(Path(data), None, Path(tempfile.mkdtemp(prefix="mcot-inspect-")))
         items = read_items(folder)
     except (UsageError, ValueError) as exc:
         raise ValueError(f"-T data={data}: {exc}") from None
-    chosen = [item for item in items if benchmark is None or item.benchmark == benchmark]
+    chosen = [
+        item
+        for item in items
+        if (benchmark is None or item.benchmark == benchmark) and (category is None or item.category == category)
+    ]
     if not chosen:
-        found = sorted({item.benchmark for item in items}) or ["no items"]
-        raise ValueError(f"-T data={data} holds no {benchmark} items (it holds {', '.join(found)})")
+        found = sorted({item.benchmark if category is None else item.category for item in items}) or ["no items"]
+        raise ValueError(f"-T data={data} holds no {category or benchmark} items (it holds {', '.join(found)})")
     return chosen[:limit] if limit else chosen, folder
 
 
@@ -114,14 +122,17 @@ def canvas_arm(arm: str = "canvas", max_steps: int = DEFAULT_MAX_STEPS) -> Solve
     return solve
 
 
-def benchmark_task(benchmark: str | None, data: str, arm: str, limit: int | None, max_steps: int) -> Task:
-    """Return the task of `benchmark`'s items in `data` under `arm`, scored by its official protocol."""
+def benchmark_task(
+    benchmark: str | None, data: str, arm: str, limit: int | None, max_steps: int, category: str | None = None
+) -> Task:
+    """Return the task of `benchmark`'s items (of `category` alone, when given) in `data` under `arm`, scored by
+    its official protocol."""
 
     names = [name for name in arm_names() if name != "custom"]
     if arm not in names:
         raise ValueError(f"-T arm={arm} is no arm; choose {', '.join(names)}")
-    items, folder = items_of(data, benchmark, limit)
-    dataset = MemoryDataset([sample(item, folder, arm) for item in items], name=benchmark or "mcot")
+    items, folder = items_of(data, benchmark, limit, category)
+    dataset = MemoryDataset([sample(item, folder, arm) for item in items], name=category or benchmark or "mcot")
     chosen = generate() if arm == "text" else canvas_arm(arm, max_steps)
     return Task(dataset=dataset, solver=chosen, scorer=official(), metadata={"arm": arm, "data": str(data)})
 
@@ -154,3 +165,46 @@ def omniphys(data: str, arm: str = "canvas", limit: int | None = None, max_steps
 def games(data: str, arm: str = "canvas", limit: int | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> Task:
     """Return the game and optics items of `mcot gen games` in `data` as a task in `arm`, scored officially."""
     return benchmark_task("games", data, arm, limit, max_steps)
+
+
+def game_task(game: str, data: str, arm: str, limit: int | None, max_steps: int) -> Task:
+    """Return the task of one game's items of `mcot gen games` in `data` (the `games` items of category `game`)."""
+    if game not in GAMES:
+        raise ValueError(f"{game} is no game of mcot gen games; choose {', '.join(GAMES)}")
+    return benchmark_task("games", data, arm, limit, max_steps, category=game)
+
+
+@task
+def maze(data: str, arm: str = "canvas", limit: int | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> Task:
+    """Return the maze items of `mcot gen games` in `data` as a task in `arm`, scored officially."""
+    return game_task("maze", data, arm, limit, max_steps)
+
+
+@task
+def bounce(data: str, arm: str = "canvas", limit: int | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> Task:
+    """Return the bounce items of `mcot gen games` in `data` as a task in `arm`, scored officially."""
+    return game_task("bounce", data, arm, limit, max_steps)
+
+
+@task
+def dart(data: str, arm: str = "canvas", limit: int | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> Task:
+    """Return the dart items of `mcot gen games` in `data` as a task in `arm`, scored officially."""
+    return game_task("dart", data, arm, limit, max_steps)
+
+
+@task
+def ray(data: str, arm: str = "canvas", limit: int | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> Task:
+    """Return the ray (optics) items of `mcot gen games` in `data` as a task in `arm`, scored officially."""
+    return game_task("ray", data, arm, limit, max_steps)
+
+
+@task
+def dots(data: str, arm: str = "canvas", limit: int | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> Task:
+    """Return the dots items of `mcot gen games` in `data` as a task in `arm`, scored officially."""
+    return game_task("dots", data, arm, limit, max_steps)
+
+
+@task
+def triangles(data: str, arm: str = "canvas", limit: int | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> Task:
+    """Return the triangles items of `mcot gen games` in `data` as a task in `arm`, scored officially."""
+    return game_task("triangles", data, arm, limit, max_steps)

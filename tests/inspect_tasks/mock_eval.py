@@ -1,4 +1,4 @@
-"""`python mock_eval.py ITEMS ARM ANSWER LOGS`: `inspect eval mcot/games` through inspect_ai's own `eval`, with its
+"""`python mock_eval.py ITEMS ARM ANSWER LOGS [TASK]`: `inspect eval TASK` (default `mcot/games`) through inspect_ai's own `eval`, with its
 mock model playing a drawing turn (in an arm with tools) and then `\\boxed{ANSWER}`; prints the samples as JSON.
 
 Run from outside the repository (a checkout's mcot.egg-info hides the editable install from inspect_ai's
@@ -32,7 +32,8 @@ def model(answer: str) -> Any:
 
 def main() -> None:
     items, arm, answer, logs = sys.argv[1:5]
-    (log,) = inspect_eval("mcot/games", task_args={"data": items, "arm": arm}, model=model(answer), log_dir=logs,
+    name = sys.argv[5] if len(sys.argv) > 5 else "mcot/games"
+    (log,) = inspect_eval(name, task_args={"data": items, "arm": arm}, model=model(answer), log_dir=logs,
                           display="none", max_samples=1)  # fmt: skip
     samples = []
     for sample in log.samples or []:

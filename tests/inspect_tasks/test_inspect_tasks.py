@@ -1,5 +1,5 @@
 """mcot's inspect_ai extension run by inspect_ai itself with its own mock model: the tasks are found through the
-entry point (`mcot/games`), a canvas arm's tools draw on the sample's canvas and answer with image content, and
+entry point (`mcot/games`, and one game's own task `mcot/maze`), a canvas arm's tools draw on the sample's canvas and answer with image content, and
 the scores of inspect's run equal `mcot run` + `mcot score`'s on the same items with the same scripted turns."""
 
 from __future__ import annotations
@@ -34,29 +34,38 @@ def _answer(items: Path) -> str:
     return str(json.loads((items / "items.jsonl").read_text().splitlines()[0])["answer"])
 
 
-def _inspect(items: Path, arm: str, answer: str, where: Path) -> dict[str, Any]:
-    """Return what `inspect eval mcot/games` with the mock model gave (run outside the checkout: mock_eval.py)."""
+def _inspect(items: Path, arm: str, answer: str, where: Path, task: str = "mcot/games") -> dict[str, Any]:
+    """Return what `inspect eval TASK` with the mock model gave (run outside the checkout: mock_eval.py)."""
     where.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run([sys.executable, str(EVAL), str(items), arm, answer, str(where / "logs")],
+    done = subprocess.run([sys.executable, str(EVAL), str(items), arm, answer, str(where / "logs"), task],
                           capture_output=True, text=True, cwd=where, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
-def test_inspect_scores_equal_mcot_scores_with_the_same_scripted_model(maze_items: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def mcot_scores(maze_items: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, bool]:
+    """Return `mcot run` + `mcot score`'s verdict per item, the scripted model drawing a line, then answering."""
     answer = _answer(maze_items)
-    script = tmp_path / "script.json"
+    root = tmp_path_factory.mktemp("mcot-run")
+    script = root / "script.json"
     turns = [
         {"text": "drawing", "tool_calls": [{"name": "draw_line", "arguments": DRAW}]},
         {"text": f"The route is {answer}.\n\\boxed{{{answer}}}"},
     ]
     script.write_text(json.dumps(turns))
-    run = tmp_path / "run"
+    run = root / "run"
     mcot("run", "--data", maze_items, "--model", f"scripted:{script}", "--mode", "canvas", "--out", run)
     mcot("score", run)
-    by_mcot = {line["id"]: line["correct"] for line in read_jsonl(run / "scores.jsonl")}
+    return {line["id"]: line["correct"] for line in read_jsonl(run / "scores.jsonl")}
 
+
+def test_inspect_scores_equal_mcot_scores_with_the_same_scripted_model(
+    maze_items: Path, mcot_scores: dict[str, bool], tmp_path: Path
+) -> None:
+    answer = _answer(maze_items)
+    by_mcot = mcot_scores
     found = _inspect(maze_items, "canvas", answer, tmp_path / "inspect")
     assert found["status"] == "success" and found["task"] == "mcot/games"
     by_inspect = {sample["id"]: sample["correct"] for sample in found["samples"]}
@@ -66,6 +75,25 @@ def test_inspect_scores_equal_mcot_scores_with_the_same_scripted_model(maze_item
     assert sample["roles"][:4] == ["system", "user", "assistant", "tool"]
     assert "canvas" in sample["system"] and sample["first"] == ["text", "image", "text"]
     assert "draw_line: created e1" in sample["tool_text"] and "image" in sample["tool_content"]
+
+
+def test_a_game_s_own_task_scores_as_mcot_score(maze_items: Path, mcot_scores: dict[str, bool], tmp_path: Path) -> None:
+    found = _inspect(maze_items, "canvas", _answer(maze_items), tmp_path, task="mcot/maze")
+    assert found["status"] == "success" and found["task"] == "mcot/maze"
+    by_inspect = {sample["id"]: sample["correct"] for sample in found["samples"]}
+    assert by_inspect == mcot_scores and len(by_inspect) == 3
+    assert "draw_line: created e1" in found["samples"][0]["tool_text"]
+
+
+def test_there_is_one_task_per_game_and_it_takes_that_game_alone(maze_items: Path) -> None:
+    from mcot.benchmarks.generators.games import TASKS
+
+    from mcot.inspect_tasks import _registry, tasks
+
+    assert all(callable(getattr(_registry, game)) for game in TASKS)
+    assert tasks.maze(data=str(maze_items)).dataset.name == "maze"
+    with pytest.raises(ValueError, match="holds no bounce items \\(it holds maze\\)"):
+        tasks.bounce(data=str(maze_items))
 
 
 def test_the_text_arm_shows_the_image_and_offers_no_tool(maze_items: Path, tmp_path: Path) -> None:
