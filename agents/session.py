@@ -207,7 +207,6 @@ class Session:
         return {"sent": sent} if sent is not None else {}
 
     def _open_canvas(self, path: Path | None) -> Any:
-
         if path is None:
             return Canvas(size=BLANK_CANVAS)
         check_regular(path, what="image")  # the canvas opens the path itself: a named pipe would hang it

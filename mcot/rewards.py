@@ -80,7 +80,6 @@ def _run(awaitable: Awaitable[Any]) -> Any:
 
 
 def _items(columns: Mapping[str, Any], count: int) -> list[Item]:
-
     values = columns.get("item")
     if values is None:
         raise ValueError("mcot.rewards needs the dataset's `item` column: train on an `mcot export --as trl` dataset")

@@ -28,7 +28,6 @@ def scripted(argument: str, options: BackendOptions) -> ModelBackend:
 
 
 def _openai(argument: str, options: BackendOptions, *, compatible: bool) -> ModelBackend:
-
     return OpenAIChatBackend(
         argument,
         base_url=options.base_urls or None,

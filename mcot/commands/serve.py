@@ -13,7 +13,6 @@ from mcot.tools.toolsets import toolset as toolset_tools
 
 
 def _check(toolset: str, images_root: Path | None) -> None:
-
     try:
         toolset_tools(toolset)
     except ToolError as exc:

@@ -53,7 +53,6 @@ class CanvasSession:
     """A served canvas: an episode offering a toolset's tools, blank until `start` gives it an image or an item."""
 
     def __init__(self, toolset: str, images_root: Path | None = None) -> None:
-
         self.toolset = toolset
         self.tools = toolset_tools(toolset)
         self.images_root = images_root

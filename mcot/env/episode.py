@@ -278,7 +278,6 @@ def shown(image: Image.Image) -> Image.Image:
 
 @cache
 def _template(name: str) -> Any:
-
     return load_prompt(name)
 
 

@@ -149,7 +149,6 @@ class CanvasOpenEnv(Environment[CanvasAction, CanvasObservation, CanvasState]):
         return self._state
 
     def _answer(self, text: str) -> CanvasObservation:
-
         self._state.answered = True
         item = self.session.episode.item
         drawing = self.session.reward()

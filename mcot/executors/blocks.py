@@ -78,7 +78,6 @@ def _process_mapper(workers: int) -> Iterator[Mapper]:
         return process
 
     def mapper(function: Callable[..., R], arguments: Sequence[tuple[Any, ...]]) -> Iterator[R]:
-
         calls = [("call", function.__module__, function.__qualname__, args) for args in arguments]
         while len(processes) < min(workers, len(calls)):
             spawn()
@@ -132,7 +131,6 @@ def _process_mapper(workers: int) -> Iterator[Mapper]:
 
 @contextlib.contextmanager
 def _ray_mapper(workers: int | None, address: str | None) -> Iterator[Mapper]:
-
     owns = connect(address, local_cpus=workers or LOCAL_CPUS)
     import ray
 

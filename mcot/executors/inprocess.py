@@ -30,7 +30,6 @@ class InProcessExecutor:
     """Where a pair runs (here: nothing to say), for the runner's note on pairs that are slow to finish."""
 
     def __init__(self, run_dir: RunDir | Path, items_dir: Path, solvers: Mapping[str, Solver]) -> None:
-
         self.run_dir = as_run_dir(run_dir)
         self.items_dir = Path(items_dir)
         self.solvers = solvers

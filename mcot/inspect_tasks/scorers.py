@@ -17,7 +17,6 @@ def official() -> Scorer:
     """Return the scorer of each benchmark's official protocol (no judge: what rules cannot settle is incorrect)."""
 
     async def score(state: TaskState, target: Target) -> Score:
-
         item = item_from_row(state.metadata["item"])
         text = state.output.completion if state.output is not None else ""
         result: Any = await asyncio.to_thread(score_answer, item, text)

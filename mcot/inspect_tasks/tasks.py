@@ -84,7 +84,6 @@ def canvas_arm(arm: str = "canvas", max_steps: int = DEFAULT_MAX_STEPS) -> Solve
     """Return the solver of an arm with tools: the sample's canvas, the arm's prompt and tools, then the tool loop."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-
         session = CanvasSession(arm, Path(state.metadata["images_root"]))
         opened = session.start(item=state.metadata["item"])
         if not opened.ok:

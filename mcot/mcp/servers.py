@@ -238,7 +238,6 @@ class MCPServers:
             server.session = None
 
     def _declare(self, server: Server) -> None:
-
         for name, tool in server.tools.items():
             if not _TOOL.match(name):
                 raise UsageError(

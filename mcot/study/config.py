@@ -168,7 +168,6 @@ def _mcp(path: Path, tables: Any) -> tuple[str, ...]:
 
 
 def _check_arms(path: Path, arms: list[str]) -> None:
-
     known = TOOLSETS.names()
     unknown = [arm for arm in arms if arm not in known]
     if unknown:

@@ -105,7 +105,6 @@ def refuse_reading_from(config: StudyConfig, out: Path) -> None:
 
 
 def _merge_data(config: StudyConfig, out: Path, items: Path) -> None:
-
     seen: dict[str, Path] = {}
     try:
         with ItemsWriter(items, overwrite=True) as writer:
@@ -164,7 +163,6 @@ def run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOut
 
 
 def _run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOutcome:
-
     out = Path(out)
     planned = [(model, config.run_config(model, out / ITEMS, out / RUNS / model.name)) for model in config.models]
     judge = _judge(config)
