@@ -46,7 +46,7 @@ from mcot.eval.ratings import (
     question_number,
     rating_form,
 )
-from mcot.eval.tables import Table, correlation_cell, mean, num, pct
+from mcot.eval.tables import Table, correlation_cell, mean, num, outside_text, pct
 
 from mcot.core.rundir import Run, Score
 
@@ -231,8 +231,8 @@ def people_mean(group: Group, people: Mapping[str, Side]) -> dict[Unit, float]:
 
 
 def _text(value: str) -> str:
-    """Return a name or id on one line, safe inside a markdown table cell."""
-    return " ".join(value.split()).replace("|", "¦")
+    """Return a name or id on one line, safe inside a markdown table cell (escaped there: it came from a rater)."""
+    return outside_text(" ".join(value.split()).replace("|", "¦"))
 
 
 def _shown(value: Value | float) -> str:
@@ -256,7 +256,7 @@ def raters_table(raters: Sequence[Ratings], pairing: Pairing, run: Run) -> Table
             ]
         )
         if ratings.run and ratings.run != run.root.name:
-            notes.append(f"{_text(ratings.rater)}'s file names the run {_text(ratings.run)!r}, not {run.root.name!r}")
+            notes.append(f"{_text(ratings.rater)}'s file names the run '{_text(ratings.run)}', not {run.root.name!r}")
     table.notes = [
         "ratings: lines read (a later rating of the same pair and dimension replaces an earlier one); not in the "
         "run: ratings of (item, arm) pairs this run's scores do not hold (left out)",

@@ -28,7 +28,7 @@ from mcot.eval.headline import ArmFigure, Difference, arm_figure, difference
 from mcot.eval.protocol_names import OFFICIAL, ROBUST
 from mcot.eval.registry import scoring_spec
 from mcot.eval.stats import SMALL_DISCORDANCE, holm
-from mcot.eval.tables import Table, by_mode, name_protocol, num, pct
+from mcot.eval.tables import Table, by_mode, name_protocol, num, outside_text, pct, plain_text
 from mcot.eval.tool_use import tool_use, tool_use_tables
 from mcot.eval.trace_table import trace_crosstab
 
@@ -243,7 +243,7 @@ def excerpt(text: str | None, limit: int = EXCERPT_CHARS) -> str:
     flat = _cell(text or "")
     if not flat:
         return "—"
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    return outside_text(flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…")
 
 
 def outcome(score: Score) -> str:
@@ -259,8 +259,11 @@ def outcome(score: Score) -> str:
 
 def reading(score: Score) -> str:
     """Return how a protocol read a response: the extracted answer and the outcome ("`12` → wrong")."""
-    extracted = "not extracted" if score.extracted is None else f"`{_cell(str(score.extracted))}`"
-    return f"{extracted} → {outcome(score)}"
+    if score.extracted is None:
+        return f"not extracted → {outcome(score)}"
+    text = _cell(str(score.extracted))
+    # a code span shows its text as it is, unless the text holds a backtick: then it is escaped instead
+    return f"{outside_text(text) if '`' in text else f'`{text}`'} → {outcome(score)}"
 
 
 def differing_pairs(official: Sequence[Score], robust: Sequence[Score]) -> list[tuple[Score, Score]]:
@@ -498,7 +501,7 @@ def run_caveat(run: Run) -> str | None:
 
 def inline_html(text: str) -> str:
     """Return `text` escaped for HTML, with `code` spans as <code>."""
-    escaped = html.escape(text)
+    escaped = html.escape(plain_text(text))
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
 
 
@@ -516,6 +519,7 @@ _VIEWER_LINK = re.compile(r"\[([^\]]+)\]\((index\.html#[^\s()]*)\)")
 
 
 def _html_cell(cell: str, links: bool) -> str:
+    cell = plain_text(cell)
     found = _VIEWER_LINK.fullmatch(cell) if links else None
     if found is None:
         return html.escape(cell)

@@ -10,6 +10,7 @@ judged (`counts_notes`). A benchmark's own tables live with its protocol (mcot.e
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,28 @@ from dataclasses import dataclass, field
 from mcot.eval.stats import plcc, srcc
 
 from mcot.core.rundir import Score, order_arms
+
+_OPEN, _CLOSE = "\ue000", "\ue001"
+_MARKED = re.compile("\ue000([^\ue000\ue001]*)\ue001")
+_SIGNIFICANT = re.compile(r"([\\`*_\[\]<>!|~&])")
+"""The characters that start Markdown or HTML markup inside a line (CommonMark lets a backslash escape each); those
+that matter only at a line's start (`#`, `-`, `1.`) cannot start a table cell or a note."""
+
+
+def outside_text(text: str) -> str:
+    """Return `text` (a model's answer, a rater's name or note) marked as text from outside: `Table.markdown` writes
+    it with every Markdown/HTML-significant character escaped, the HTML report escapes it as all its text."""
+    return _OPEN + text.replace(_OPEN, "").replace(_CLOSE, "") + _CLOSE
+
+
+def markdown_text(text: str) -> str:
+    """Return `text` for report.md: the outside text in it (`outside_text`) with its significant characters escaped."""
+    return _MARKED.sub(lambda found: _SIGNIFICANT.sub(r"\\\1", found.group(1)), text)
+
+
+def plain_text(text: str) -> str:
+    """Return `text` with the marks of outside text removed (for the HTML report, which escapes everything)."""
+    return text.replace(_OPEN, "").replace(_CLOSE, "")
 
 
 @dataclass
@@ -32,8 +55,8 @@ class Table:
         """Return the table as GitHub markdown (title as a level-3 heading)."""
         lines = [f"### {self.title}", "", "| " + " | ".join(self.columns) + " |"]
         lines.append("|" + "|".join("---" for _ in self.columns) + "|")
-        lines += ["| " + " | ".join(row) + " |" for row in self.rows]
-        lines += [""] + [f"_{note}_" for note in self.notes]
+        lines += ["| " + " | ".join(markdown_text(cell) for cell in row) + " |" for row in self.rows]
+        lines += [""] + [f"_{markdown_text(note)}_" for note in self.notes]
         return "\n".join(lines).rstrip() + "\n"
 
 

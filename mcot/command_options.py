@@ -195,6 +195,7 @@ class ExportOptions(_Checked):
     overwrite: bool = option(False, help="replace an earlier export at --out")
     toolset: str | None = option(None, metavar="NAME",
                                  help="an items directory's arm: the toolset its prompts offer (canvas)")  # fmt: skip
+    allow_partial: bool = option(False, help="exit 0 when images, turns or records are left out (still said)")
 
 
 @dataclass(kw_only=True)

@@ -189,7 +189,7 @@ def select_hardest(run_roots: Sequence[Path], share: float, out: Path) -> Select
     items = _run_items(runs)
     failure_only = sorted({entry.benchmark for entry in ranked if entry.length_percentile is None})
     record = selection_record(runs, share, ranked, failure_only)
-    with ItemsWriter(Path(out)) as writer:
+    with ItemsWriter(Path(out), command="mcot select hardest") as writer:
         for entry in chosen:
             item, run = items[entry.id]
             writer.add(_copy_files(writer, item, run.items_root))

@@ -21,7 +21,7 @@ from mcot.core.rundir import RunDir, build_manifest
 from mcot.executors import InProcessExecutor
 from mcot.pacing import AdaptiveConcurrency
 from mcot.runconfig import ImagineConfig
-from mcot.runner import Pacing, RunJob, RunSummary, freeze, prepare_dataset, read_source_items
+from mcot.runner import CallObserver, Pacing, RunJob, RunSummary, freeze, prepare_dataset, read_source_items
 
 if TYPE_CHECKING:
     from mcot.agents.solver import Solver
@@ -66,10 +66,14 @@ def expand_samples(items: list[Item], n_per_prompt: int) -> list[Item]:
 def imagine_job(config: ImagineConfig, *, bar: bool = False) -> RunJob:
     """Return the session `mcot imagine` asks for: one arm per generator, in this process, items in order.
 
-    A bad spec, a missing extra or a missing key fails here, before anything is written.
+    A bad spec, a missing extra or a missing key fails here, before anything is written. The generators' retries
+    tell the run's circuit breaker (as `mcot run`'s model calls do): an endpoint that stops answering mid-run stops
+    the command after `BREAKER_THRESHOLD` attempts in a row that could not connect, not after every prompt's tries.
     """
 
-    retry = RetryPolicy(max_tries=config.max_tries)
+    aimd = AdaptiveConcurrency(config.concurrency)
+    observer = CallObserver(aimd)
+    retry = RetryPolicy(max_tries=config.max_tries, observer=observer)
     generators = {
         arm: load_generator(spec, base_url=config.base_url, retry=retry)
         for arm, spec in arm_specs(config.generator).items()
@@ -104,7 +108,8 @@ def imagine_job(config: ImagineConfig, *, bar: bool = False) -> RunJob:
         manifest=manifest,
         executor=InProcessExecutor(run_dir, items_dir, solvers),
         pacing=Pacing(config.concurrency, None, 30.0, bar),
-        aimd=AdaptiveConcurrency(config.concurrency),
+        aimd=aimd,
+        observer=observer,
         record_extra={arm: {"generator": generator.spec} for arm, generator in generators.items()},
     )
 

@@ -60,6 +60,21 @@ CELL_FIELDS = ("source", "outcome", "duration_s", "message", "stdout", "stderr",
 """What the viewer shows of a code cell (its trace step's `data.cell`)."""
 SHOWN_STEP_FIELDS = ("step", "kind", "text", "tool", "arguments", "result", "error", "tool_calls", "t", "drawn_by")
 """Trace step fields the viewer shows (with `image` as a link); svg, ops and data stay on disk."""
+SHOWN_ARGUMENT_CHARS = 20_000
+"""The most of one tool call's arguments the viewer shows (the beginning and the end, the middle noted): a trace
+keeps up to `Budget.max_answer_chars` of them, and the viewer's data does not copy that again for each step."""
+
+
+def shown_arguments(arguments: Any) -> Any:
+    """Return a tool call's arguments as the viewer shows them: as they are when short, else their text capped to
+    `SHOWN_ARGUMENT_CHARS` (its beginning and its end, with how many characters were left out)."""
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+    if len(text) <= SHOWN_ARGUMENT_CHARS:
+        return arguments
+    head = SHOWN_ARGUMENT_CHARS // 2
+    cut = len(text) - SHOWN_ARGUMENT_CHARS
+    note = f"\n[… {cut:,} characters of the arguments left out of the viewer (the trace file keeps more) …]\n"
+    return f"{text[:head]}{note}{text[-(SHOWN_ARGUMENT_CHARS - head) :]}"
 
 
 @dataclass
@@ -176,6 +191,15 @@ class _Table:
 
 def _shown_step(step: dict[str, Any], links: _Links) -> dict[str, Any]:
     shown = {key: step[key] for key in SHOWN_STEP_FIELDS if step.get(key) not in (None, [], {}, "")}
+    if "arguments" in shown:
+        shown["arguments"] = shown_arguments(shown["arguments"])
+    if isinstance(shown.get("tool_calls"), list):
+        shown["tool_calls"] = [
+            {**call, "arguments": shown_arguments(call["arguments"])}
+            if isinstance(call, dict) and "arguments" in call
+            else call
+            for call in shown["tool_calls"]
+        ]
     if shown.get("drawn_by") == "tool" and not tool_drew(step):
         del shown["drawn_by"]  # a domain tool that only measured or detected drew nothing: "drawn by" says nothing
     image = links.run(step.get("image"))

@@ -23,7 +23,7 @@ def convert(format: str, src: Path, out: Path, *, overwrite: bool = False, **opt
     tally = Tally()
     events = iter_load(format, src, tally, **options)
     try:
-        writer = ItemsWriter(Path(out), overwrite=overwrite)
+        writer = ItemsWriter(Path(out), overwrite=overwrite, command="mcot convert")
     except ItemError as exc:
         raise LoaderError(str(exc)) from exc
     skips: list[Skip] = []

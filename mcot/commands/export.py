@@ -26,8 +26,10 @@ def run_export(
     score: bool = False,
     overwrite: bool = False,
     toolset: str | None = None,
+    allow_partial: bool = False,
 ) -> int:
-    """Export RUN, print warnings on stderr and one summary line; return the exit code (0, or 1 on a write error)."""
+    """Export RUN, print warnings on stderr and one summary line; return the exit code: 0, 1 on a write error, 3
+    when images, turns or records were left out (each said in one line) unless `allow_partial`."""
     writes_run = score or Path(out).absolute().is_relative_to(Path(run_dir).absolute())  # --score writes scores
     try:
         with run_lock(run_dir, "mcot export") if writes_run else nullcontext():
@@ -50,5 +52,10 @@ def run_export(
         typer.echo(f"warning: {warning}", err=True)
     scored = f"; scored {run_dir} first (official protocol)" if summary.scored_now else ""
     flagged = f", {summary.flagged} flagged (status not ok)" if summary.flagged else ""
+    for line in summary.left_out:
+        typer.echo(f"mcot: {line}", err=True)
     typer.echo(f"exported {summary.count} records ({format}, {view}{flagged}) to {out}{scored}")
+    if summary.left_out and not allow_partial:
+        typer.echo("mcot: the export is partial (exit 3): add --allow-partial to accept it", err=True)
+        return 3
     return 0

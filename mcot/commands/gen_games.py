@@ -31,8 +31,8 @@ def gen_games(
         raise UsageError(f"unknown --task {task!r}; choose one of {', '.join(TASKS)} or all")
     check_workers(workers, executor, ray_address)
     try:
-        writer = ItemsWriter(Path(out))
-    except (ItemError, OSError) as exc:
+        writer = ItemsWriter(Path(out), command="mcot gen games")
+    except ItemError as exc:  # an OSError (a full disk, a read-only folder) is said by the CLI, exit 1 or 2
         raise UsageError(f"cannot write --out {out}: {exc}") from exc
     try:
         with block_mapper(workers, executor, ray_address) as mapper:

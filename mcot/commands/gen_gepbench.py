@@ -59,8 +59,8 @@ def gen_gepbench(
         raise UsageError(f"unknown --noise {noise!r}; choose {', '.join(NOISE_MODELS)}")
     check_workers(workers, executor, ray_address)
     try:
-        writer = ItemsWriter(Path(out))
-    except (ItemError, OSError) as exc:
+        writer = ItemsWriter(Path(out), command="mcot gen gepbench")
+    except ItemError as exc:  # an OSError (a full disk, a read-only folder) is said by the CLI, exit 1 or 2
         raise UsageError(f"cannot write --out {out}: {exc}") from exc
     start = time.perf_counter()
     try:

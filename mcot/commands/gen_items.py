@@ -19,7 +19,11 @@ def gen_items(name: str, out: Path, n: int, seed: int) -> int:
     except RegistryError as exc:
         raise UsageError(str(exc)) from exc
     try:
-        count = write_items(Path(out), ((loaded.item, loaded.images) for loaded in generator.generate(n, seed)))
+        count = write_items(
+            Path(out),
+            ((loaded.item, loaded.images) for loaded in generator.generate(n, seed)),
+            command=f"mcot gen {name}",
+        )
     except (ItemError, ValueError) as exc:
         raise UsageError(f"{name}: {exc}") from exc
     print(f"wrote {count} {name} items (seed {seed}) to {out}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
@@ -13,6 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mcot.core.inputs import InputFileError, excerpt, open_regular
 from mcot.core.rundir.atomic import temporary_dir
+from mcot.core.rundir.errors import RunDirError
+from mcot.core.rundir.layout import LOCK
+from mcot.core.rundir.lock import run_lock
 
 AnswerType = Literal["choice", "number", "text", "yesno", "rating", "image"]
 ITEMS_FILE = "items.jsonl"
@@ -153,11 +157,26 @@ class ItemsWriter:
     Images are added with `add_image(relative_path, bytes)`; items with `add(item)`. Nothing appears
     at the destination until `commit()` succeeds, so a failed run never leaves a half-written directory.
     Files and folders get the umask's modes (644 / 755 under the usual 022), not mkdtemp's 0700.
+    The writer holds the folder's one-writer lock (`run_lock`, as a run does) from its start to its commit or
+    abort, so that a second `mcot gen`, `convert` or `select hardest` on the same --out refuses at once (ItemError
+    naming the holder) instead of writing over the first; `command` names the holder to the one refused.
     """
 
-    def __init__(self, out: Path, *, overwrite: bool = False) -> None:
+    def __init__(self, out: Path, *, overwrite: bool = False, command: str = "mcot (writing items)") -> None:
         self.out = Path(out)
-        if self.out.exists() and not overwrite and any(self.out.iterdir()):
+        self._lock = ExitStack()
+        try:
+            self._lock.enter_context(run_lock(self.out, command))
+        except RunDirError as exc:
+            raise ItemError(str(exc)) from None
+        try:
+            self._start(overwrite)
+        except BaseException:
+            self._lock.close()
+            raise
+
+    def _start(self, overwrite: bool) -> None:
+        if self.out.exists() and not overwrite and any(path.name != LOCK for path in self.out.iterdir()):
             raise ItemError(f"{self.out} exists and is not empty; choose another --out or remove it")
         parent = self.out.parent
         parent.mkdir(parents=True, exist_ok=True)
@@ -211,16 +230,22 @@ class ItemsWriter:
 
     def commit(self) -> Path:
         """Close and move the finished directory into place; return its path."""
-        self._items.close()
-        if self.out.exists():
-            shutil.rmtree(self.out)
-        os.replace(self._tmp, self.out)
+        try:
+            self._items.close()
+            if self.out.exists():
+                shutil.rmtree(self.out)  # the lock file goes with it: the writer is done once the rename is
+            os.replace(self._tmp, self.out)
+        finally:
+            self._lock.close()
         return self.out
 
     def abort(self) -> None:
         """Discard everything written so far."""
-        self._items.close()
-        shutil.rmtree(self._tmp, ignore_errors=True)
+        try:
+            self._items.close()
+            shutil.rmtree(self._tmp, ignore_errors=True)
+        finally:
+            self._lock.close()
 
     def __enter__(self) -> ItemsWriter:
         return self
@@ -232,9 +257,12 @@ class ItemsWriter:
             self.abort()
 
 
-def write_items(out: Path, items: Iterable[tuple[Item, dict[str, bytes]]], *, overwrite: bool = False) -> int:
-    """Write (item, {relative image path: bytes}) pairs as an items directory; return the item count."""
-    with ItemsWriter(out, overwrite=overwrite) as writer:
+def write_items(
+    out: Path, items: Iterable[tuple[Item, dict[str, bytes]]], *, overwrite: bool = False, command: str = "mcot"
+) -> int:
+    """Write (item, {relative image path: bytes}) pairs as an items directory (holding its lock in the name of
+    `command`); return the item count."""
+    with ItemsWriter(out, overwrite=overwrite, command=command) as writer:
         for item, images in items:
             for rel, data in images.items():
                 writer.add_image(rel, data)

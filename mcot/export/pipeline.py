@@ -44,6 +44,45 @@ class ExportSummary:
     flagged: int = 0
     scored_now: bool = False
     warnings: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    """One line per kind of thing the export left out (images, turns, records): how many and why. A command exits
+    3 when there is any, unless it is told a partial export is fine (`--allow-partial`)."""
+
+
+@dataclass
+class _Omissions:
+    """What an export left out while building its rows, counted as they are built."""
+
+    outside: dict[str, None] = field(default_factory=dict)
+    no_turn: list[str] = field(default_factory=list)
+
+    def see(self, pair: Pair, conversation_run: bool) -> None:
+        for rel in pair.outside_images():
+            self.outside.setdefault(f"{pair.item.id}: {rel}", None)
+        if conversation_run and pair.result is not None and pair.status == "ok" and not pair.trace:
+            self.no_turn.append(f"{pair.item.id} ({pair.arm})")
+
+    def lines(self, catalog: ImageCatalog) -> list[str]:
+        """Return one line per kind of omission (the first few named), none when nothing was left out."""
+        lines = []
+        if self.outside:
+            lines.append(
+                f"left out {len(self.outside)} image(s) whose path leaves the items folder: {_few(list(self.outside))}"
+            )
+        if catalog.missing:
+            lines.append(
+                f"left out {len(catalog.missing)} image(s) not found: {_few([str(p) for p in catalog.missing])}"
+            )
+        if self.no_turn:
+            lines.append(
+                f"left out the model's turns of {len(self.no_turn)} pair(s) whose trace is gone (the result says ok, "
+                f"the record has no assistant turn): {_few(self.no_turn)}"
+            )
+        return lines
+
+
+def _few(names: list[str]) -> str:
+    return ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
 
 
 def check_request(fmt: str, view: str) -> tuple[ExportFormat, ExportView]:
@@ -87,7 +126,9 @@ def export_run(
     chosen_format, chosen_view = check_request(fmt, view)
     if is_items_dir(Path(run_root)):
         if only_correct or score:
-            raise ExportError(f"{run_root} is an items directory, not a run: it has no scores (drop --only-correct/--score)")
+            raise ExportError(
+                f"{run_root} is an items directory, not a run: it has no scores (drop --only-correct/--score)"
+            )
         return export_items(Path(run_root), chosen_format, chosen_view, Path(out), overwrite, toolset or "canvas")
     if toolset is not None:
         raise ExportError("--toolset names the arm of an items directory's prompts; a run exports its own arms")
@@ -104,8 +145,8 @@ def export_run(
     ids = set(source.item_ids())
     strays = sorted({item_id for item_id, _ in source.results.offsets if item_id not in ids})
     if strays:
-        summary.warnings.append(
-            f"{len(strays)} result(s) name items not in RUN/items.jsonl, left out: {', '.join(strays[:3])}"
+        summary.left_out.append(
+            f"left out {len(strays)} record(s) whose result names an item not in RUN/items.jsonl: {_few(strays)}"
         )
     arms = source.arms()
     if only_correct:
@@ -116,11 +157,11 @@ def export_run(
     if empty:
         why = "no pair is scored correct" if only_correct else "the run has no item"
         raise ExportError(f"nothing to export from {source.run.root}: {why}; nothing was written")
-    catalog = ImageCatalog()
-    rows = _rows(source, chosen_view, only_correct, catalog, summary)
+    catalog, omissions = ImageCatalog(), _Omissions()
+    rows = _rows(source, chosen_view, only_correct, catalog, summary, omissions)
     with staged(out, chosen_format.folder) as target:
         summary.count = chosen_format.write(rows, catalog, chosen_view, target, source.run)
-    _note_missing(catalog, summary)
+    summary.left_out.extend(omissions.lines(catalog))
     return summary
 
 
@@ -147,26 +188,23 @@ def export_items(
         raise ExportError(str(exc)) from None
     source = items_source(directory, toolset, tools)
     summary = ExportSummary(out, chosen_format.name, chosen_view.name)
-    catalog = ImageCatalog()
-    rows = _built(iter_prompts(source), chosen_view, catalog, summary)
+    catalog, omissions = ImageCatalog(), _Omissions()
+    rows = _built(iter_prompts(source), chosen_view, catalog, summary, omissions)
     with staged(out, chosen_format.folder) as target:
         summary.count = chosen_format.write(rows, catalog, chosen_view, target, source)
-    _note_missing(catalog, summary)
+    summary.left_out.extend(omissions.lines(catalog))
     return summary
 
 
-def _built(pairs: Iterator[Pair], view: ExportView, catalog: ImageCatalog, summary: ExportSummary) -> Iterator[dict[str, Any]]:
+def _built(
+    pairs: Iterator[Pair], view: ExportView, catalog: ImageCatalog, summary: ExportSummary, omissions: _Omissions
+) -> Iterator[dict[str, Any]]:
     """Yield the view's row of each pair, one at a time; add the views' notes to the summary's warnings at the end."""
     notes: list[str] = []
     for pair in pairs:
+        omissions.see(pair, conversation_run=False)
         yield view.build(pair, catalog, notes)
     summary.warnings.extend(dict.fromkeys(notes))
-
-
-def _note_missing(catalog: ImageCatalog, summary: ExportSummary) -> None:
-    if catalog.missing:
-        shown = ", ".join(str(path) for path in catalog.missing[:3])
-        summary.warnings.append(f"{len(catalog.missing)} image(s) not found, left out of the export: {shown}")
 
 
 def _scored(source: RunSource, score: bool, only_correct: bool, summary: ExportSummary) -> RunSource:
@@ -187,12 +225,19 @@ def _scored(source: RunSource, score: bool, only_correct: bool, summary: ExportS
 
 
 def _rows(
-    source: RunSource, view: ExportView, only_correct: bool, catalog: ImageCatalog, summary: ExportSummary
+    source: RunSource,
+    view: ExportView,
+    only_correct: bool,
+    catalog: ImageCatalog,
+    summary: ExportSummary,
+    omissions: _Omissions,
 ) -> Iterator[dict[str, Any]]:
     build = view.build
     notes: list[str] = []
     unscored = 0
+    conversation_run = not is_generation_run(source.run)
     for pair in source.pairs(only_correct):
+        omissions.see(pair, conversation_run)
         if source.scores is not None and pair.score is None:
             unscored += 1
         if pair.status != "ok":

@@ -86,6 +86,10 @@ class Pair:
         elsewhere."""
         return [self.run.items_root / rel for rel in self.item.images if _contained(self.run.items_root, rel)]
 
+    def outside_images(self) -> list[str]:
+        """Return the item's image paths that leave the items root (left out of every export), as written."""
+        return [rel for rel in self.item.images if not _contained(self.run.items_root, rel)]
+
     def flags(self) -> dict[str, Any]:
         """Return the fields every view carries: id, arm (`mode`), benchmark, category, status, error, correct,
         score."""

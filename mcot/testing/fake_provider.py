@@ -359,7 +359,8 @@ class FakeProvider:
         return self
 
     def stop(self) -> None:
-        """Stop serving (a held `hang` answer is let go) and close the socket."""
+        """Stop serving (a held `hang` answer is let go) and close the socket; a request that still comes on a
+        kept-alive connection has that connection closed unanswered, as a dead server's would be."""
         self._stopping.set()
         self._server.shutdown()
         self._server.server_close()
@@ -481,6 +482,9 @@ class FakeProvider:
                 return
 
             def do_POST(self) -> None:
+                if server._stopping.is_set():  # a stopped server is dead: a kept-alive connection gets no answer
+                    self.close_connection = True
+                    return
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length)
                 content_type = self.headers.get("content-type") or ""

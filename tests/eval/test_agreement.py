@@ -13,7 +13,7 @@ from mcot.eval.agreement import cohen_kappa, krippendorff_alpha, mean_sps, raw_a
 from mcot.eval.people import HUMAN_SCORES, pair_ratings, people_section
 from mcot.eval.ratings import RatingsError, read_raters, read_ratings
 from mcot.eval.scoring import score_run
-from mcot.eval.tables import correlation_cell
+from mcot.eval.tables import correlation_cell, plain_text
 
 from mcot.core.item import Item
 from mcot.core.rundir import Score, open_run, read_jsonl, read_scores
@@ -165,15 +165,17 @@ def test_score_with_people_adds_the_section_and_a_named_variant(make_run: MakeRu
     assert "## Judge and people" in report
     assert "with the people's verdicts" in report
     agreement = next(t for t in summary.people.tables if t.title.endswith("agreement"))
-    rows = {row[1]: row for row in agreement.rows}
+    rows = {plain_text(row[1]): row for row in agreement.rows}
     # judge–ana on q0, q1, q2: 2 of 3 agree; judge–bo on q0, q1: 1 of 2; ana–bo on q0, q1: both
     assert rows["judge – ana"][2:4] == ["3", "66.7"]
     assert rows["judge – bo"][2:4] == ["2", "50.0"]
     assert rows["ana – bo"][2:4] == ["2", "100.0"]
     raters = summary.people.tables[0]
-    assert [row[0] for row in raters.rows] == ["ana", "bo"] and raters.rows[1][4] == "1"
+    assert [plain_text(row[0]) for row in raters.rows] == ["ana", "bo"] and raters.rows[1][4] == "1"
     differ = next(t for t in summary.people.tables if t.title.endswith("differ most"))
-    assert differ.rows[0][:2] == ["q1", "text"] and differ.rows[0][-1] == "[open](index.html#id=q1&mode=text)"
+    assert [plain_text(cell) for cell in differ.rows[0][:2]] == ["q1", "text"] and differ.rows[0][
+        -1
+    ] == "[open](index.html#id=q1&mode=text)"
     html = (run / "report.html").read_text(encoding="utf-8")
     assert "<a href='index.html#id=q1&amp;mode=text'>open</a>" in html
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
@@ -241,7 +243,7 @@ def test_generation_ratings_give_kappa_alpha_and_sps_by_hand(make_run: MakeRun, 
     pairing = pair_ratings(run, scores, raters)
     assert pairing.people["ana"]["authenticity"] == {("g0", "text"): 2.0, ("g1", "text"): 0.0, ("g2", "text"): 0.5}
     section = people_section(run, scores, raters)
-    agreement = {(row[0], row[1]): row for row in section.tables[1].rows}
+    agreement = {(row[0], plain_text(row[1])): row for row in section.tables[1].rows}
     # answers judge–ana: (Y,Y) (Y,Y) (Y,N) (N,N) (N,N) (N,unsure): po 4/6; marginals judge Y 3 N 3, ana Y 2 N 3 U 1:
     # pe = (3·2 + 3·3) / 36 = 15/36; κ = (24/36 − 15/36) / (21/36) = 3/7
     answers = agreement[("authenticity answers", "judge – ana")]

@@ -121,7 +121,7 @@ def test_both_writes_two_score_files_and_the_differences(run: Path) -> None:
     differences = report[report.index("### Where the protocols differ") :]
     rows = [line for line in differences.splitlines() if line.startswith("| rbench-v")]
     assert [row.split(" | ")[1] for row in rows] == ["math-0", "counting-1"]
-    assert "So x = \\boxed{0.5}" in rows[0]
+    assert "So x = \\\\boxed{0.5}" in rows[0]  # the answer's backslash escaped: it renders as written
     assert "not extracted → unjudged" in rows[0] and "`0.5` → right" in rows[0]
     assert "¦ on average" in rows[1]  # a | in a response cannot break the table
     assert "rbench-v: 2 of 5" in differences

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from test_files_and_inputs import _gobench
 from typer.testing import CliRunner
 
 from mcot.cli import app
@@ -47,7 +48,8 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     os.mkfifo(fifo)
     study = root / "STUDY.toml"
     study.write_text(f'data = ["{items}"]\narms = ["text"]\n[[model]]\nspec = "offline"\n')
-    return {"items": items, "run": run, "fifo": fifo, "study": study, "root": root}  # fmt: skip
+    gobench = _gobench(root / "gobench")
+    return {"items": items, "run": run, "fifo": fifo, "study": study, "root": root, "gobench": gobench}  # fmt: skip
 
 
 NAMED_FILES: dict[str, Callable[[dict[str, Path]], list[str]]] = {
@@ -80,8 +82,13 @@ WRITERS: dict[str, Callable[[dict[str, Path], Path], list[str]]] = {
                                       "--score"],
     "imagine": lambda m, out: ["imagine", "--data", str(m["items"]), "--generator", "procedural", "--out", str(out)],
     "study": lambda m, out: ["study", str(m["study"]), "--out", str(out)],
+    "gen games": lambda m, out: ["gen", "games", "--task", "maze", "--n", "1", "--seed", "1", "--out", str(out)],
+    "gen gepbench": lambda m, out: ["gen", "gepbench", "--n", "1", "--out", str(out)],
+    "convert": lambda m, out: ["convert", "gobench", str(m["gobench"]), "--out", str(out)],
+    "select hardest": lambda m, out: ["select", "hardest", "--runs", str(m["run"]), "--share", "0.5",
+                                      "--out", str(out)],
 }  # fmt: skip
-"""Every command that writes a run (or study) folder: each takes that folder's one-writer lock."""
+"""Every command that writes a run, study or items folder: each takes that folder's one-writer lock."""
 
 
 @pytest.mark.parametrize("name", WRITERS)
@@ -120,3 +127,8 @@ def test_a_study_record_that_is_not_an_object_is_named(made: dict[str, Path], tm
     assert result.exit_code == 2
     assert result.output.strip() == f"mcot: {out / 'study.json'} is not a study record (a JSON object); remove it " \
                                      "or use another --out"  # fmt: skip
+
+
+def test_an_items_writer_leaves_no_lock_in_what_it_wrote(made: dict[str, Path]) -> None:
+    assert not (made["items"] / LOCK).exists()  # `gen games` held it while writing; the finished folder has none
+    assert not [path for path in made["root"].iterdir() if path.name.startswith(".")]  # nor a staging folder

@@ -122,7 +122,9 @@ def test_a_named_pipe_as_an_item_image_fails_its_pair_instead_of_hanging_mcot_ru
     assert "NotRegularFile" in rows[("q0", "canvas")]["error"]
 
     exported = _mcot("export", run, "--format", "jsonl", "--out", tmp_path / "export")
-    assert exported.returncode == 0, exported.stderr  # the pipe is an image that is not there, not a hang
+    # the pipe is an image that is not there, not a hang: left out, said, and the export exits 3 (issue 29 part 7)
+    assert exported.returncode == 3, exported.stderr
+    assert "mcot: left out 1 image(s) not found: " in exported.stderr
 
 
 def test_a_named_pipe_as_the_input_of_an_edit_fails_the_image_not_mcot_imagine(tmp_path: Path) -> None:
