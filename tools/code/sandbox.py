@@ -142,11 +142,13 @@ def sandbox_command(
         argv += ["--ro-bind-try", path, path] if not os.path.islink(path) else ["--symlink", os.readlink(path), path]
     for name in _ETC:
         argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    for path in (*python_paths(), str(Path(__file__).resolve().parent)):  # this folder: the launcher, the prelude
-        argv += ["--ro-bind", path, path]
     argv += ["--proc", "/proc", "--dev", "/dev"]
     argv += ["--size", str(limits.scratch_mb * 1024 * 1024), "--tmpfs", SCRATCH]
     argv += ["--size", str(16 * 1024 * 1024), "--tmpfs", "/tmp"]
+    # bwrap mounts in order: Python and this folder (the launcher, the prelude) are bound after the tmpfs over /tmp,
+    # so that a checkout or a virtual environment under /tmp is still seen (read-only) inside
+    for path in (*python_paths(), str(Path(__file__).resolve().parent)):
+        argv += ["--ro-bind", path, path]
     argv += ["--bind", str(session_dir), str(session_dir)]
     for concealed in hidden:
         argv += ["--size", "4096", "--tmpfs", str(concealed)]
