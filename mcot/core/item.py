@@ -169,6 +169,8 @@ class ItemsWriter:
             self._lock.enter_context(run_lock(self.out, command))
         except RunDirError as exc:
             raise ItemError(str(exc)) from None
+        except (NotADirectoryError, FileExistsError, PermissionError) as exc:  # a path no folder can be made at
+            raise ItemError(f"cannot write {self.out}: {exc.strerror or exc}") from None
         try:
             self._start(overwrite)
         except BaseException:

@@ -48,7 +48,9 @@ def test_a_generator_endpoint_that_dies_mid_run_stops_the_command(tmp_path: Path
     results = read_jsonl(run / "results.jsonl")
     assert len(results) == PROMPTS  # every prompt is in the ledger, generated, failed or not started
     not_started = [r for r in results if str(r.get("error") or "").startswith("not started: ")]
-    tried = PROMPTS - len(not_started)
-    # the breaker opens after BREAKER_THRESHOLD refused connections: 3 tries a prompt, so a handful of prompts
-    assert tried <= ANSWERED + BREAKER_THRESHOLD + 1, (tried, err)
+    # the breaker opens after BREAKER_THRESHOLD refused connections (3 tries a prompt: a handful of prompts fail by
+    # refusal); prompts the live server answered with errors before it died are not refusals and do not count
+    refused = [r for r in results if r not in not_started and "connect" in str(r.get("error") or "").lower()]
+    assert 1 <= len(refused) <= BREAKER_THRESHOLD + 1, (len(refused), err)
+    assert len(not_started) >= PROMPTS - ANSWERED - 2 * BREAKER_THRESHOLD, (len(not_started), err)
     assert "accepts no connection" in not_started[0]["error"] and "re-run the same command" in not_started[0]["error"]

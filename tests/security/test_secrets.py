@@ -172,8 +172,12 @@ def test_the_commands_ran_and_the_provider_did_echo_every_key(world: World) -> N
     runs = {label: code for label, code in world.codes.items() if label.startswith("run")}
     assert set(runs.values()) == {3}, world.outputs  # some pairs failed (the 401s): finished, with failures
     others = {label: code for label, code in world.codes.items() if not label.startswith("run")}
-    # a judge asked with a key its server refuses (the 401s) leaves judgments missing: `score` says so with exit 3
-    assert all(code == (3 if label.startswith("score") else 0) for label, code in others.items()), others
+    # a judge asked with a key its server refuses (the 401s) leaves judgments missing: `score` says so with exit 3;
+    # the Images API fails every other call, so whether a prompt runs out of its 2 tries (imagine: exit 3) depends
+    # on the order its concurrent prompts reach the server
+    allowed = {"score": {3}, "imagine": {0, 3}}
+    wrong = {label: code for label, code in others.items() if code not in allowed.get(label.split()[0], {0})}
+    assert not wrong, (wrong, {label: world.outputs[label][-600:] for label in wrong})
     assert all(script.echoed > 0 for script in world.scripts)
     for run in ("run-token", "run-openai", "run-anthropic"):
         errors = [json.loads(line).get("error") or "" for line in (world.root / run / "results.jsonl").open()]
