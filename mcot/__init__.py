@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mcot.core.lazy import lazy_exports
+from mcot.core.plugin_types import PLUGIN_TYPES
 
 __version__ = "0.1.0"
 
@@ -38,24 +39,9 @@ _DECLARE = (
     "declare_tools",
     "tool",
 )
-_PLUGIN_TYPES = (
-    "Context",
-    "Output",
-    "Tally",
-    "LoadedItem",
-    "Skip",
-    "Scorer",
-    "ScoringProtocol",
-    "Score",
-    "Result",
-    "Strategy",
-    "OfflineView",
-    "Move",
-)
-"""The types of the plugin API (`mcot.core.declare.PLUGIN_TYPES`): a protocol's, a loader's, a tool's, a strategy's."""
 _EXPORTS = {
     **dict.fromkeys(_DECLARE, "mcot.core.declare"),
-    **dict.fromkeys(_PLUGIN_TYPES, "mcot.core.declare"),
+    **PLUGIN_TYPES,
     "Ref": "mcot.core.registry",
     "Registry": "mcot.core.registry",
     "RegistryError": "mcot.core.registry",

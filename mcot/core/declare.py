@@ -33,6 +33,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from mcot.core.lazy import lazy_exports
+from mcot.core.plugin_types import PLUGIN_TYPES
 from mcot.core.registry import (
     ANSWER_FORMS,
     BACKENDS,
@@ -58,21 +59,6 @@ if TYPE_CHECKING:
     from mcot.eval.protocols.scorer import Scorer, ScoringProtocol
     from mcot.tools.registry import Context, Output
 
-PLUGIN_TYPES = {
-    "Context": "mcot.tools.registry",
-    "Output": "mcot.tools.registry",
-    "Tally": "mcot.benchmarks.loaders._types",
-    "LoadedItem": "mcot.benchmarks.loaders._types",
-    "Skip": "mcot.benchmarks.loaders._types",
-    "Scorer": "mcot.eval.protocols.scorer",
-    "ScoringProtocol": "mcot.eval.protocols.scorer",
-    "Score": "mcot.core.rundir.scores",
-    "Result": "mcot.core.rundir.results",
-    "Strategy": "mcot.agents.offline.strategies",
-    "OfflineView": "mcot.agents.offline.strategies",
-    "Move": "mcot.agents.offline.strategies",
-}
-"""The types of the plugin API, by the module that defines each (imported on first use)."""
 
 __getattr__, __dir__ = lazy_exports(__name__, PLUGIN_TYPES, globals())
 
