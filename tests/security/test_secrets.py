@@ -24,6 +24,7 @@ import pytest
 from PIL import Image
 
 from mcot.core.item import Item, write_items
+from mcot.core.rundir.schedule import shuffled_pairs
 from mcot.testing.fake_provider import Fail, FakeProvider, ImageReply, Reply
 
 OPENAI_KEY = "sk-proj-FAKE-test-key-for-mcot-security-tests-0000"  # obviously fake, shaped like a key
@@ -106,13 +107,33 @@ class Echoing:
 
 
 @dataclass
+class EchoingJudge:
+    """A judge's provider script: its first call a 500 that echoes `key`, every later call an answer.
+
+    The judge's own script, so that which judge requests fail does not hang on the order concurrent requests reach
+    the server (a 401 is a permanent answer: it would stop every judgment at once).
+    """
+
+    key: str
+    echoed: int = 0
+    calls: int = 0
+
+    def __call__(self, body: dict[str, Any]) -> Reply | Fail:
+        self.calls += 1
+        if self.calls == 1:
+            self.echoed += 1
+            return Fail(500, message=f"judge server error for key {self.key}")
+        return Reply("\\boxed{0.5 m}")
+
+
+@dataclass
 class World:
     """The working folder after every command ran, their outputs, and the provider scripts."""
 
     root: Path
     outputs: dict[str, str] = field(default_factory=dict)
     codes: dict[str, int] = field(default_factory=dict)
-    scripts: list[Echoing] = field(default_factory=list)
+    scripts: list[Echoing | EchoingJudge] = field(default_factory=list)
 
 
 def _mcot(world: World, label: str, *args: str, keys: dict[str, str]) -> None:
@@ -137,8 +158,16 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         url = server.openai_url.replace("http://", f"http://user:{USERINFO_KEY}@")
         keys = {"OPENAI_API_KEY": TOKEN_KEY}
         common = ["--max-tries", "2", "--base-url", url]
+        # q1's 401 is a permanent answer that opens the breaker at once, so that the judge below has answers to
+        # judge whatever the order: one pair at a time, in an order (the seed's) that puts q1 last
+        seed = next(s for s in range(100) if shuffled_pairs(["q0", "q1", "q2"], ["text", "canvas"], s)[-2][0] == "q1")
         _mcot(w, "run (40-char token, userinfo)", "run", "--data", str(items), "--model", "openai:gpt-4o",
-              "--mode", "text,canvas", "--out", "run-token", "--cache", "cache", *common, keys=keys)  # fmt: skip
+              "--mode", "text,canvas", "--out", "run-token", "--cache", "cache", "--concurrency", "1",
+              "--seed", str(seed), *common, keys=keys)  # fmt: skip
+    judge = EchoingJudge(TOKEN_KEY)
+    w.scripts.append(judge)
+    with FakeProvider(default=judge) as server:
+        url = server.openai_url.replace("http://", f"http://user:{USERINFO_KEY}@")
         _mcot(w, "score with a judge (token)", "score", "run-token", "--judge", "openai:gpt-4o", "--base-url", url,
               "--protocol", "both", keys=keys)  # fmt: skip
     with FakeProvider(default=openai) as server:
@@ -178,7 +207,9 @@ def test_the_commands_ran_and_the_provider_did_echo_every_key(world: World) -> N
     allowed = {"score": {0, 3}, "imagine": {0, 3}}
     wrong = {label: code for label, code in others.items() if code not in allowed.get(label.split()[0], {0})}
     assert not wrong, (wrong, {label: world.outputs[label][-600:] for label in wrong})
-    assert all(script.echoed > 0 for script in world.scripts)
+    assert all(script.echoed > 0 for script in world.scripts), [
+        (type(s).__name__, s.echoed, s.calls) for s in world.scripts
+    ]
     for run in ("run-token", "run-openai", "run-anthropic"):
         errors = [json.loads(line).get("error") or "" for line in (world.root / run / "results.jsonl").open()]
         assert any("Incorrect API key provided: ***" in error for error in errors), (run, errors)
