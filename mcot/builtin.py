@@ -99,6 +99,7 @@ declare_benchmark(
     "the arms with tools add the canvas system prompt, tool definitions and up to --max-steps turns, with no 10-token cap (a tool call needs more)",
     protocols="mcot.eval.protocols.gepbench",
     loader=f"{_LOADERS}.gepbench",
+    cluster=("meta.level", "meta.image_id"),  # the figure: its questions share one image
 )
 declare_benchmark(
     "gobench",
@@ -142,6 +143,7 @@ declare_benchmark(
     prompt="task.default.txt",
     answer="boxed",
     protocols="mcot.eval.protocols.games",
+    cluster=("category", "meta.seed", "meta.index"),  # the generated scene
     inference="mcot's own benchmark (no official inference): step by step, a \\boxed final answer; the arms "
     "with tools add the canvas system prompt, tool definitions and up to --max-steps turns",
 )

@@ -32,6 +32,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from mcot.core.clusters import ClusterKeyError, check_cluster_key
 from mcot.core.lazy import lazy_exports
 from mcot.core.plugin_types import PLUGIN_TYPES
 from mcot.core.registry import (
@@ -94,6 +95,8 @@ class Benchmark:
     format: str | None = None
     max_new_tokens: int | None = None
     inference: str = ""
+    cluster: tuple[str, ...] = ("id",)
+    """The item field paths whose values group correlated items (mcot.core.clusters; the default: each item)."""
 
     def protocol_module(self) -> Any:
         """Return the protocol module (imported) or object, or None when the generic protocol scores the benchmark."""
@@ -112,13 +115,18 @@ def declare_benchmark(
     format: str | None = None,
     max_new_tokens: int | None = None,
     inference: str = "",
+    cluster: Sequence[str] = ("id",),
     replace: bool = False,
 ) -> Benchmark:
     """Declare a benchmark (and its loader and item generator, when named); return the declaration."""
     if max_new_tokens is not None and max_new_tokens < 1:
         raise RegistryError(f"benchmark {name!r}: max_new_tokens must be at least 1 (got {max_new_tokens})")
+    try:
+        key = check_cluster_key(cluster)
+    except ClusterKeyError as exc:
+        raise RegistryError(f"benchmark {name!r}: {exc}") from None
     benchmark = Benchmark(
-        name, description, prompt, answer, protocols, loader, generator, format, max_new_tokens, inference
+        name, description, prompt, answer, protocols, loader, generator, format, max_new_tokens, inference, key
     )
     BENCHMARKS.register(name, benchmark, description=description, replace=replace)
     if loader is not None:
