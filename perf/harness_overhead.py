@@ -14,7 +14,10 @@ before the clock starts.
     `mcot run --limit 1` with an OpenAI-compatible model (its default arms, text and canvas; and the text arm
     alone): exec to the first request the server sees (startup_s: the default arms), the exit (the last
     request to the process's end), and the CPU seconds of the whole command (startup_cpu_s: the figure that
-    holds on a busy machine, where the wall-clock ones include the wait for a core).
+    holds on a busy machine, where the wall-clock ones include the wait for a core). The modules are compiled
+    once beforehand into a pycache folder of the script's own, as pip compiles an installed package's (a
+    machine with PYTHONDONTWRITEBYTECODE=1 would otherwise compile ~135 of mcot's modules at every start), and
+    the default arms are measured a second time with every module compiled from source.
 
 (a) and (b) also run mcot with aiohttp in place of its own plain HTTP client (`mcot-aiohttp`, when aiohttp is
 installed: perf/aiohttp_client.py), the well-kept client it is weighed against (issue 21, part 12).
@@ -301,18 +304,35 @@ def _children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def startup(server: ServerProcess, items: Path, scratch: Path, mode: str | None = None) -> tuple[float, float, float]:
+def bytecode_env(pycache: Path, *, compiled: bool) -> dict[str, str]:
+    """Return the environment of a start-up measurement: Python's compiled modules kept in `pycache` (written and
+    read there, as an installed package's are: pip compiles them at install) when `compiled`, else every module
+    compiled from source at each start (an empty `pycache` that nothing is written to: what
+    PYTHONDONTWRITEBYTECODE=1 on a fresh checkout gives)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    if not compiled:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def startup(
+    server: ServerProcess, items: Path, scratch: Path, mode: str | None = None, *, compiled: bool = True
+) -> tuple[float, float, float]:
     """Return (seconds from exec to the first request, seconds from the last request to the exit, CPU seconds of
     the whole command) of one `mcot run --limit 1` with an OpenAI-compatible model (its default arms, or
-    `--mode mode`). The CPU figure holds on a busy machine, where the wall-clock ones wait for a core."""
+    `--mode mode`), its modules compiled beforehand (`compiled`) or from source. The CPU figure holds on a busy
+    machine, where the wall-clock ones wait for a core."""
     mcot = shutil.which("mcot", path=str(Path(sys.executable).parent)) or shutil.which("mcot") or "mcot"
     out = Path(tempfile.mkdtemp(prefix="startup-", dir=scratch)) / "run"
     command = [mcot, "run", "--data", str(items), "--model", "openai-compatible:m", "--base-url", server.url]
     command += ["--out", str(out), "--limit", "1", *(["--mode", mode] if mode else [])]
+    pycache = scratch / ("pycache" if compiled else f"no-pycache-{out.parent.name}")
+    env = bytecode_env(pycache, compiled=compiled)
     server.stats()
     cpu = _children_cpu_s()
     began = time.time()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
     ended = time.time()
     cpu = _children_cpu_s() - cpu
     stats = server.stats()
@@ -450,15 +470,18 @@ def main() -> None:
                     )
 
             print("\n(c) start-up of `mcot run --limit 1 --model openai-compatible:m --base-url …`, median of 5")
-            for mode in (None, "text"):
-                times = [startup(server, items, scratch, mode) for _ in range(5)]
+            print("  (modules compiled once beforehand, as pip compiles an installed package's; then from source)")
+            startup(server, items, scratch)  # compiles every module into the scratch folder's pycache
+            for mode, compiled in ((None, True), ("text", True), (None, False)):
+                times = [startup(server, items, scratch, mode, compiled=compiled) for _ in range(5)]
                 first = _median([t[0] for t in times])
                 runs = ", ".join(f"{t[0]:.2f}" for t in times)
                 arms = "the default arms (text, canvas)" if mode is None else f"--mode {mode}"
+                arms += "" if compiled else ", every module compiled from source"
                 print(f"  {arms}: exec to the first request {first:.3f} s (runs: {runs}); ", end="")
                 print(f"the last request to the process's end {_median([t[1] for t in times]):.3f} s; ", end="")
                 print(f"CPU of the whole command {_median([t[2] for t in times]):.3f} s")
-                if mode is None:
+                if mode is None and compiled:
                     startup_s = first
                     startup_cpu_s = _median([t[2] for t in times])
 
