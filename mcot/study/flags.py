@@ -3,8 +3,9 @@
 Counted per model and arm from RUN/traces (a tool call is a tool step, failed when it records an error) and the
 manifest (the tools each arm offered, `Run.arm_tools`). A tool whose calls failed more often than MOSTLY, in at
 least MIN_CALLS calls, is flagged with its errors summarised (`error_reason`: "unknown argument 'factor'"), e.g.
-"model M, arm canvas: 9 of 10 `zoom` calls failed (unknown argument 'factor': 9)". Calls of a tool the arm did
-not offer (another arm's tool, or no tool at all) are flagged apart, by tool, and left out of the first flag.
+"model M, arm canvas: 9 of 10 `zoom` calls failed (unknown argument 'factor': 9)"; an arm whose calls mostly
+failed with no one tool flagged is flagged as a whole, by tool. Calls of a tool the arm did not offer (another
+arm's tool, or no tool at all) are flagged apart, by tool, and left out of the failure flags.
 """
 
 from __future__ import annotations
@@ -104,12 +105,25 @@ def tool_flags(model: str, arms: list[ArmCalls]) -> list[str]:
     """Return the flags of one model's arms: tools whose calls mostly failed, then calls of tools not offered."""
     flags: list[str] = []
     for entry in arms:
-        for name, calls in sorted(entry.tools.items()):
-            if calls.calls >= MIN_CALLS and calls.failed > MOSTLY * calls.calls:
-                flags.append(
-                    f"model {model}, arm {entry.arm}: {calls.failed} of {calls.calls} {tool_name(name)} calls failed "
-                    f"({_reasons(calls.reasons)})"
-                )
+        flagged = [
+            (name, calls)
+            for name, calls in sorted(entry.tools.items())
+            if calls.calls >= MIN_CALLS and calls.failed > MOSTLY * calls.calls
+        ]
+        for name, calls in flagged:
+            flags.append(
+                f"model {model}, arm {entry.arm}: {calls.failed} of {calls.calls} {tool_name(name)} calls failed "
+                f"({_reasons(calls.reasons)})"
+            )
+        total = sum(calls.calls for calls in entry.tools.values())
+        failed = sum(calls.failed for calls in entry.tools.values())
+        if not flagged and total >= MIN_CALLS and failed > MOSTLY * total:  # failures spread over the tools
+            by_tool = ", ".join(
+                f"{tool_name(name)} {calls.failed}/{calls.calls}"
+                for name, calls in sorted(entry.tools.items(), key=lambda found: -found[1].failed)
+                if calls.failed
+            )
+            flags.append(f"model {model}, arm {entry.arm}: {failed} of {total} tool calls failed ({by_tool})")
         if entry.not_offered:
             listed = ", ".join(f"{tool_name(name)} {count}" for name, count in entry.not_offered.most_common())
             offered = f"it offers {len(entry.offered)} tool(s)" if entry.offered else "it offers no tool"

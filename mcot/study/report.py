@@ -37,6 +37,7 @@ from mcot.eval.report import (
     needs_a_judge,
     with_holm,
 )
+from mcot.eval.stats import SMALL_DISCORDANCE
 from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, markdown_text, pct, tally
 from mcot.eval.tool_use import tool_use, tool_use_tables
 from mcot.sampling import coverage
@@ -142,7 +143,8 @@ def study_tables(rows: Sequence[StudyRow], bounds: Mapping[str, str] | None = No
     if tables:
         tables[0].notes.append(
             "each cell: the benchmark's own headline metric, 95% interval and n; a difference: arm − text on the "
-            'same items with its paired 95% interval ("exact": fewer than 10 discordant pairs), exact McNemar p, '
+            f'same items with its paired 95% interval ("exact": fewer than {SMALL_DISCORDANCE} discordant pairs), '
+            "exact McNemar p, "
             "Holm's p over every difference of the study, and the smallest difference detectable at 80 % power for "
             "its n and discordance (— where no pair differs). Details below"
         )

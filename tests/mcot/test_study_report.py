@@ -6,17 +6,19 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from local_models import Agent, FakeProvider, Reply, RequestInfo
+from mcot.eval.headline import Metric
 
 from mcot.commands.study import run_study_command
 from mcot.core.item import Item, write_items
-from mcot.core.rundir import read_scores
-from mcot.study.flags import error_reason
-from mcot.study.pooled import pooled_effects
+from mcot.core.rundir import Score, read_scores
+from mcot.study.flags import ArmCalls, ToolCalls, error_reason, tool_flags
+from mcot.study.pooled import model_effect, pooled_effects
 from mcot.study.versus import model_differences
 
 ITEMS = 8
@@ -48,7 +50,7 @@ class Scripted(Agent):
 def study(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Run the four-model study once; yield its folder."""
     root = tmp_path_factory.mktemp("study-report")
-    items = [
+    items: list[tuple[Item, dict[str, bytes]]] = [
         (Item(id=f"q{i}", benchmark="toy", category="a" if i < 4 else "b", question=f"Pick one (q{i}).", images=[],
               choices=["w", "x", "y", "z"], answer="C", answer_type="choice"), {})
         for i in range(ITEMS)
@@ -80,7 +82,7 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield root / "out"
 
 
-def scores_of(out: Path) -> dict[str, list]:
+def scores_of(out: Path) -> dict[str, list[Score]]:
     """Return each model's scores, in the study's order."""
     return {name: read_scores(out / "runs" / name) for name in ("m0", "m1", "m2", "m3")}
 
@@ -144,7 +146,7 @@ def test_the_tool_flags_name_the_failing_tool_its_error_and_the_tool_not_offered
     )
 
 
-def test_the_report_puts_the_answer_first_and_categories_below(study: Path) -> None:
+def test_the_report_puts_the_answer_first_and_categories_below(study: Path, capsys: pytest.CaptureFixture[str]) -> None:
     md = (study / "study.md").read_text(encoding="utf-8")
     order = [
         "## The answer",
@@ -160,3 +162,54 @@ def test_the_report_puts_the_answer_first_and_categories_below(study: Path) -> N
     assert "| m1 | canvas | 75.0 | 100.0 | 50.0 | 8 | 0 | 0 | 0 |" in md
     page = (study / "study.html").read_text(encoding="utf-8")
     assert page.index("pooled over the models") < page.index("accuracy per category") < page.index("<h2>Details</h2>")
+    with capsys.disabled():  # the answer and the flags, for the closing note (see the test output with -s)
+        print(md[md.index("## The answer") : md.index("\n## toy")])
+
+
+def test_a_tool_is_flagged_from_three_calls_when_more_than_half_failed() -> None:
+    def arm(**tools: tuple[int, int]) -> ArmCalls:
+        entry = ArmCalls("canvas", ("zoom", "draw_line", "undo"))
+        for name, (calls, failed) in tools.items():
+            entry.tools[name] = ToolCalls(calls, failed, Counter({"unknown argument 'factor'": failed}))
+        return entry
+
+    assert tool_flags("m", [arm(zoom=(2, 2))]) == []  # two calls are not a pattern
+    assert tool_flags("m", [arm(zoom=(4, 2))]) == []  # half is not "mostly"
+    assert tool_flags("m", [arm(zoom=(3, 2), draw_line=(5, 0))]) == [
+        "model m, arm canvas: 2 of 3 `zoom` calls failed (\ue000unknown argument 'factor'\ue001: 2)"
+    ]
+    # failures spread over tools that each have too few calls: the arm as a whole, by tool
+    assert tool_flags("m", [arm(zoom=(2, 2), undo=(2, 1))]) == [
+        "model m, arm canvas: 3 of 4 tool calls failed (`zoom` 2/2, `undo` 1/2)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        ("zoom: invalid arguments: `factr` is not an argument of this tool. Arguments: region, factor?", "unknown argument 'factr'"),
+        ("there is no tool named 'paint'. Did you mean draw_line?", "no such tool"),
+        ("the arguments of zoom cannot be used: not JSON; send one JSON object", "arguments not one JSON object"),
+        ("tool zoom failed: ValueError: the region is empty. Try again", "tool zoom failed: ValueError: the region is empty."),
+    ],
+)  # fmt: skip
+def test_error_reasons_are_the_same_for_calls_that_failed_alike(error: str, reason: str) -> None:
+    assert error_reason(error) == reason
+
+
+def test_a_composite_metric_pools_its_own_difference_with_a_bootstrap_variance() -> None:
+    mean = Metric("mean", value=lambda scores: sum(s.score or 0.0 for s in scores) / len(scores) if scores else None)
+
+    def scores(arm: str, values: list[float]) -> list[Score]:
+        return [
+            Score(id=f"q{i}", mode=arm, benchmark="toy", category="a", score=v, correct=v > 0.5, method="rule")
+            for i, v in enumerate(values)
+        ]
+
+    found = model_effect("m", mean, scores("text", [0, 0.5, 1, 0]), scores("canvas", [1, 0.5, 1, 0.5]))
+    assert found is not None and (found.n, found.effect) == (4, pytest.approx(0.375))
+    # the bootstrap variance of a mean of the differences (1, 0, 0, ½) is close to their variance / n
+    assert found.variance == pytest.approx(0.171875 / 4, rel=0.15)
+    # every item moved alike: no bootstrap variance, so a proportion's with no discordant pair, 1/(n + 2)²
+    same = model_effect("m", mean, scores("text", [0, 0, 0, 0]), scores("canvas", [0.5] * 4))
+    assert same is not None and same.effect == 0.5 and same.variance == pytest.approx(1 / 36)
