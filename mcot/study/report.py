@@ -144,9 +144,8 @@ def study_tables(rows: Sequence[StudyRow], bounds: Mapping[str, str] | None = No
         tables[0].notes.append(
             "each cell: the benchmark's own headline metric, 95% interval and n; a difference: arm − text on the "
             f'same items with its paired 95% interval ("exact": fewer than {SMALL_DISCORDANCE} discordant pairs), '
-            "exact McNemar p, "
-            "Holm's p over every difference of the study, and the smallest difference detectable at 80 % power for "
-            "its n and discordance (— where no pair differs). Details below"
+            "exact McNemar p, Holm's p over every difference of the study, and the smallest difference detectable "
+            "at 80 % power for its n and discordance (— where no pair differs). Details below"
         )
     return [*tables, details]
 
@@ -216,13 +215,13 @@ def benchmark_tables(study: StudyData, benchmark: str) -> list[Table]:
     """Return one benchmark's section below the answer, in its order: accuracy per category for each model and
     arm, model against model in each arm, then the cost and efficiency table (one line per further section)."""
     return [
-        category_tables(study, benchmark),
+        per_category_table(study, benchmark),
         *versus_tables(study.differences, benchmark),
         *cost_tables(study, benchmark),
     ]
 
 
-def category_tables(study: StudyData, benchmark: str) -> Table:
+def per_category_table(study: StudyData, benchmark: str) -> Table:
     """Return the benchmark's accuracy per category, a row per model and arm (every (item, arm) in n)."""
     chosen = {name: [s for s in entry.scores if s.benchmark == benchmark] for name, entry in study.runs.items()}
     categories = sorted({score.category for scores in chosen.values() for score in scores})

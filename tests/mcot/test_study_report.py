@@ -17,7 +17,7 @@ from mcot.eval.headline import Metric
 from mcot.commands.study import run_study_command
 from mcot.core.item import Item, write_items
 from mcot.core.rundir import Score, read_scores
-from mcot.study.flags import ArmCalls, ToolCalls, error_reason, tool_flags
+from mcot.study.flags import ArmCalls, ToolCalls, error_reason, tool_flags, tool_name
 from mcot.study.pooled import model_effect, pooled_effects
 from mcot.study.versus import model_differences
 
@@ -213,3 +213,7 @@ def test_a_composite_metric_pools_its_own_difference_with_a_bootstrap_variance()
     # every item moved alike: no bootstrap variance, so a proportion's with no discordant pair, 1/(n + 2)²
     same = model_effect("m", mean, scores("text", [0, 0, 0, 0]), scores("canvas", [0.5] * 4))
     assert same is not None and same.effect == 0.5 and same.variance == pytest.approx(1 / 36)
+
+
+def test_a_tool_name_a_model_chose_cannot_break_out_of_its_code_span() -> None:
+    assert tool_name("zo`om\n<b>" + "x" * 100) == "`zoom<b>" + "x" * 53 + "`"
