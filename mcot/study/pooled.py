@@ -102,9 +102,10 @@ def points(value: float) -> str:
     return f"{100 * value:+.1f}"
 
 
-def pooled_tables(effects: Sequence[ArmEffect], models: Sequence[str]) -> list[Table]:
-    """Return one table per benchmark metric: a row per arm with its pooled effect and each model's own effect."""
-    tables: list[Table] = []
+def pooled_tables(effects: Sequence[ArmEffect], models: Sequence[str]) -> dict[tuple[str, str], Table]:
+    """Return one table per (benchmark, metric): a row per arm with its pooled effect and each model's own effect
+    (the first table's note says how they were pooled)."""
+    tables: dict[tuple[str, str], Table] = {}
     for benchmark, metric in dict.fromkeys((e.benchmark, e.metric) for e in effects):
         table = Table(
             f"{benchmark} — {metric}: each arm − text, pooled over the models",
@@ -128,9 +129,9 @@ def pooled_tables(effects: Sequence[ArmEffect], models: Sequence[str]) -> list[T
                     *(f"{points(own[m].effect)} (n {own[m].n})" if m in own else "—" for m in models),
                 ]
             )
-        tables.append(table)
-    if tables:
-        tables[0].notes.append(POOLED_NOTE)
+        tables[(benchmark, metric)] = table
+    for table in list(tables.values())[:1]:
+        table.notes.append(POOLED_NOTE)
     return tables
 
 

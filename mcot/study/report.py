@@ -19,7 +19,7 @@ from pathlib import Path
 
 from mcot.core.item import read_items
 from mcot.core.rundir import Run, Score, open_run, order_arms, read_scores, write_text_atomic
-from mcot.eval.caveats import run_caveats
+from mcot.eval.caveats import is_offline, run_caveats
 from mcot.eval.code_use import code_use, code_use_tables
 from mcot.eval.figures import FIGURES_DIR, FigureFile, StudyPoint, study_figure
 from mcot.eval.registry import scoring_spec
@@ -247,13 +247,37 @@ def cost_tables(study: StudyData, benchmark: str) -> list[Table]:
     return []
 
 
+def answer_pooled(study: StudyData, bounds: Mapping[str, str]) -> dict[tuple[str, str], Table]:
+    """Return the pooled-effect table of each (benchmark, metric), over the study's models but the offline policy
+    (a scripted tool user, not a model: it is pooled only when every model is), titled as a lower bound where the
+    benchmark's headline is one."""
+    specs = {model.name: model.spec for model in study.config.models}
+    pooled = [name for name in study.runs if not is_offline(specs.get(name))] or list(study.runs)
+    effects = pooled_effects({name: study.runs[name].scores for name in pooled}, seed=study.seed)
+    tables = pooled_tables(effects, pooled)
+    for (benchmark, _), table in tables.items():
+        table.title += bounds.get(benchmark, "")
+    left_out = [name for name in study.runs if name not in pooled]
+    for table in list(tables.values())[:1]:
+        if left_out:
+            table.notes.append(
+                f"left out of the pooled effects: {', '.join(left_out)} (the offline policy, not a model)"
+            )
+    return tables
+
+
 def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path) -> tuple[str, str]:
     """Return (markdown, html) of the study report, writing its figure under DIR/figures."""
     study = study_data(config, runs)
     rows = study_rows(runs, seed=study.seed)
-    *headline, details = study_tables(rows, lower_bounds(runs))
-    effects = pooled_effects(study.scores, seed=study.seed)
-    answer = Section("The answer", [*headline, *pooled_tables(effects, list(study.runs))])
+    bounds = lower_bounds(runs)
+    *headline, details = study_tables(rows, bounds)
+    pooled = answer_pooled(study, bounds)
+    panels = dict.fromkeys((entry.row.benchmark, entry.row.figure.metric) for entry in rows)
+    answer = Section(
+        "The answer",
+        [table for panel, own in zip(panels, headline, strict=True) for table in (own, pooled.get(panel)) if table],
+    )
     uses = {model: tool_use(entry.run, entry.scores) for model, entry in study.runs.items()}
     flags = Section(
         "Flags",

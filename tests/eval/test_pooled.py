@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from mcot.eval.errors import EvalError
 from mcot.eval.pooled import StratumEffect, paired_counts, paired_stratum, paired_variance, pool
@@ -58,3 +59,19 @@ def test_the_interval_stays_inside_minus_one_to_one_and_nothing_to_pool_is_an_er
     with pytest.raises(EvalError, match="nothing to pool"):
         pool([])
     assert paired_counts([1, 0, 1], [1, 1, 0]) == (1, 1, 3)
+
+
+def test_with_many_items_the_normal_interval_agrees_with_a_stratified_paired_bootstrap() -> None:
+    # four models × 400 items; resampling items within each model and pooling gives nearly the same interval
+    rng = np.random.default_rng(5)
+    tables = {"a": (60, 20), "b": (30, 30), "c": (90, 10), "d": (15, 45)}
+    strata, differences = [], []
+    for name, (up, down) in tables.items():
+        xs, ys = outcomes(up, down, 150, 400 - up - down - 150)
+        strata.append(paired_stratum(name, xs, ys))
+        differences.append(np.asarray(ys) - np.asarray(xs))
+    found = pool(strata)
+    resampled = sum(0.25 * d[rng.integers(0, len(d), size=(4_000, len(d)))].mean(axis=1) for d in differences)
+    low, high = np.quantile(resampled, [0.025, 0.975])
+    assert found.estimate == pytest.approx(float(np.mean([d.mean() for d in differences])))
+    assert (found.low, found.high) == (pytest.approx(low, abs=0.003), pytest.approx(high, abs=0.003))
