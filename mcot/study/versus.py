@@ -49,10 +49,9 @@ def model_differences(scores: Mapping[str, Sequence[Score]], *, seed: int = 0) -
                     )
                     if compared is not None and compared.value is not None:
                         found.append(ModelDifference(benchmark, metric.name, arm, first, second, compared))
-    tested = [i for i, entry in enumerate(found) if entry.difference.p_value is not None]
-    adjusted = holm([found[i].difference.p_value or 0.0 for i in tested])
-    for i, p in zip(tested, adjusted, strict=True):
-        found[i] = replace(found[i], p_holm=p)
+    tested = [(i, p) for i, entry in enumerate(found) if (p := entry.difference.p_value) is not None]
+    for (i, _), adjusted in zip(tested, holm([p for _, p in tested]), strict=True):
+        found[i] = replace(found[i], p_holm=adjusted)
     return found
 
 
