@@ -1,22 +1,25 @@
-"""The study report: DIR/study.md and DIR/study.html — one table per benchmark metric with a row per model.
+"""The study report: DIR/study.md and DIR/study.html — the answer first, the rest below.
 
-Each arm's cell is the benchmark's headline metric with its 95 % interval and n (mcot.eval.report.headline_rows,
-the same numbers as each run's headline); each other arm's cell is its paired difference from text with its
-interval, exact McNemar p and Holm's p, corrected over every difference of the study. A details table adds the
-errors, the undecided pairs and the smallest difference detectable at 80 % power; each model's tool use
-follows, and one figure shows the headline values. The offline caveat leads when a model is the offline policy.
+The answer: one table per benchmark metric with a row per model (each arm's headline metric with its 95 %
+interval and n, mcot.eval.report.headline_rows, the same numbers as each run's headline; each other arm's paired
+difference from text with its interval, exact McNemar p and Holm's p over every difference of the study), then
+each arm's effect pooled over the models beside each model's own (mcot.study.pooled). Then the flags (tools whose
+calls mostly failed, tools called that the arm did not offer, arms that hardly called a tool), one section per
+benchmark (`benchmark_tables`: accuracy per category for each model and arm, model against model in each arm,
+the cost table), the details table (errors, undecided pairs, the difference detectable at 80 % power), each
+model's tool use and the figure. The offline caveat leads when a model is the offline policy.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcot.core.item import read_items
-from mcot.core.rundir import Score, open_run, order_arms, read_manifest, read_scores, write_text_atomic
-from mcot.eval.caveats import run_caveats
+from mcot.core.rundir import Run, Score, open_run, order_arms, read_scores, write_text_atomic
+from mcot.eval.caveats import is_offline, run_caveats
 from mcot.eval.code_use import code_use, code_use_tables
 from mcot.eval.figures import FIGURES_DIR, FigureFile, StudyPoint, study_figure
 from mcot.eval.registry import scoring_spec
@@ -34,10 +37,14 @@ from mcot.eval.report import (
     needs_a_judge,
     with_holm,
 )
-from mcot.eval.tables import Table, pct
+from mcot.eval.stats import SMALL_DISCORDANCE
+from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, markdown_text, pct, tally
 from mcot.eval.tool_use import tool_use, tool_use_tables
 from mcot.sampling import coverage
 from mcot.study.config import StudyConfig
+from mcot.study.flags import study_flags
+from mcot.study.pooled import pooled_effects, pooled_tables
+from mcot.study.versus import ModelDifference, model_differences, versus_tables
 
 STUDY_MD = "study.md"
 STUDY_HTML = "study.html"
@@ -136,9 +143,9 @@ def study_tables(rows: Sequence[StudyRow], bounds: Mapping[str, str] | None = No
     if tables:
         tables[0].notes.append(
             "each cell: the benchmark's own headline metric, 95% interval and n; a difference: arm − text on the "
-            'same items with its paired 95% interval ("exact": fewer than 10 discordant pairs), exact McNemar p, '
-            "Holm's p over every difference of the study, and the smallest difference detectable at 80 % power for "
-            "its n and discordance (— where no pair differs). Details below"
+            f'same items with its paired 95% interval ("exact": fewer than {SMALL_DISCORDANCE} discordant pairs), '
+            "exact McNemar p, Holm's p over every difference of the study, and the smallest difference detectable "
+            "at 80 % power for its n and discordance (— where no pair differs). Details below"
         )
     return [*tables, details]
 
@@ -158,19 +165,139 @@ def study_points(rows: Sequence[StudyRow]) -> list[StudyPoint]:
     ]
 
 
+@dataclass(frozen=True)
+class StudyRun:
+    """One model's run of the study: its folder, the opened run and its scores."""
+
+    name: str
+    path: Path
+    run: Run
+    scores: list[Score]
+
+
+@dataclass(frozen=True)
+class StudyData:
+    """What every section of the study report reads: the study, each model's run, and the model-vs-model family."""
+
+    config: StudyConfig
+    runs: dict[str, StudyRun]
+    seed: int
+    differences: list[ModelDifference]
+
+    @property
+    def scores(self) -> dict[str, list[Score]]:
+        """Return each model's scores, models in the study's order."""
+        return {name: entry.scores for name, entry in self.runs.items()}
+
+    def benchmarks(self) -> list[str]:
+        """Return the benchmarks some model was scored on, in name order."""
+        return sorted({score.benchmark for entry in self.runs.values() for score in entry.scores})
+
+
+@dataclass
+class Section:
+    """A titled part of the report: its tables, and lines (flags) written as a list before them."""
+
+    title: str
+    tables: list[Table] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+
+def study_data(config: StudyConfig, runs: Mapping[str, Path]) -> StudyData:
+    """Return the study's runs opened and scored once, with every model-vs-model difference (Holm over all)."""
+    seed = int(config.settings.get("seed") or 0)
+    opened = {name: StudyRun(name, path, open_run(path), read_scores(path)) for name, path in runs.items()}
+    differences = model_differences({name: entry.scores for name, entry in opened.items()}, seed=seed)
+    return StudyData(config, opened, seed, differences)
+
+
+def benchmark_tables(study: StudyData, benchmark: str) -> list[Table]:
+    """Return one benchmark's section below the answer, in its order: accuracy per category for each model and
+    arm, model against model in each arm, then the cost and efficiency table (one line per further section)."""
+    return [
+        per_category_table(study, benchmark),
+        *versus_tables(study.differences, benchmark),
+        *cost_tables(study, benchmark),
+    ]
+
+
+def per_category_table(study: StudyData, benchmark: str) -> Table:
+    """Return the benchmark's accuracy per category, a row per model and arm (every (item, arm) in n)."""
+    chosen = {name: [s for s in entry.scores if s.benchmark == benchmark] for name, entry in study.runs.items()}
+    categories = sorted({score.category for scores in chosen.values() for score in scores})
+    table = Table(f"{benchmark} — accuracy per category", ["Model", "Arm", "all", *categories, *COUNT_COLUMNS])
+    for model, scores in chosen.items():
+        for arm, group in by_mode(scores).items():
+            overall = tally(group)
+            table.rows.append(
+                [model, arm, pct(overall.accuracy)]
+                + [pct(tally(s for s in group if s.category == category).accuracy) for category in categories]
+                + overall.counts()
+            )
+    table.notes.append(
+        "accuracy = correct / n per category (the benchmark's headline metric is in the answer above): run errors, "
+        "unjudged items and judge errors count as wrong"
+    )
+    return table
+
+
+def cost_tables(study: StudyData, benchmark: str) -> list[Table]:
+    """Return the benchmark's cost and efficiency table per model and arm (mcot.eval.cost, joined when it lands);
+    none yet."""
+    return []
+
+
+def answer_pooled(study: StudyData, bounds: Mapping[str, str]) -> dict[tuple[str, str], Table]:
+    """Return the pooled-effect table of each (benchmark, metric), over the study's models but the offline policy
+    (a scripted tool user, not a model: it is pooled only when every model is), titled as a lower bound where the
+    benchmark's headline is one."""
+    specs = {model.name: model.spec for model in study.config.models}
+    pooled = [name for name in study.runs if not is_offline(specs.get(name))] or list(study.runs)
+    effects = pooled_effects({name: study.runs[name].scores for name in pooled}, seed=study.seed)
+    tables = pooled_tables(effects, pooled)
+    for (benchmark, _), table in tables.items():
+        table.title += bounds.get(benchmark, "")
+    left_out = [name for name in study.runs if name not in pooled]
+    for table in list(tables.values())[:1]:
+        if left_out:
+            table.notes.append(
+                f"left out of the pooled effects: {', '.join(left_out)} (the offline policy, not a model)"
+            )
+    return tables
+
+
 def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path) -> tuple[str, str]:
     """Return (markdown, html) of the study report, writing its figure under DIR/figures."""
-    rows = study_rows(runs, seed=int(config.settings.get("seed") or 0))
-    tables = study_tables(rows, lower_bounds(runs))
+    study = study_data(config, runs)
+    rows = study_rows(runs, seed=study.seed)
+    bounds = lower_bounds(runs)
+    *headline, details = study_tables(rows, bounds)
+    pooled = answer_pooled(study, bounds)
+    panels = dict.fromkeys((entry.row.benchmark, entry.row.figure.metric) for entry in rows)
+    answer = Section(
+        "The answer",
+        [table for panel, own in zip(panels, headline, strict=True) for table in (own, pooled.get(panel)) if table],
+    )
+    uses = {model: tool_use(entry.run, entry.scores) for model, entry in study.runs.items()}
+    flags = Section(
+        "Flags",
+        lines=[
+            *study_flags({name: entry.run for name, entry in study.runs.items()}),
+            *(f"model {model}: {flag}" for model, arms in uses.items() for arm in arms if (flag := arm.flag())),
+        ],
+    )
+    per_benchmark = [
+        Section(f"{benchmark} — by category and model", benchmark_tables(study, benchmark))
+        for benchmark in study.benchmarks()
+    ]
     use: list[Table] = []
-    for model, run_dir in runs.items():
-        opened = open_run(run_dir)
-        for table in [*tool_use_tables(tool_use(opened, read_scores(run_dir))), *code_use_tables(code_use(opened))]:
+    for model, entry in study.runs.items():
+        for table in [*tool_use_tables(uses[model]), *code_use_tables(code_use(entry.run))]:
             table.title = f"{table.title} — {model}"
             use.append(table)
     figure, figure_note = _figure(rows, out)
     specs = [model.spec for model in config.models if model.name in runs]
-    caveat = run_caveats(specs, [read_manifest(path) for path in runs.values()])
+    caveat = run_caveats(specs, [entry.run.manifest for entry in study.runs.values()])
     header = [
         ("study", str(config.source)),
         ("models", ", ".join(f"{m.name} ({m.spec})" for m in config.models if m.name in runs)),
@@ -181,8 +308,15 @@ def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path)
         ("runs", ", ".join(f"{name}: {path}" for name, path in runs.items())),
     ]  # fmt: skip
     if figure_note:
-        tables[-1].notes.append(figure_note)
-    return _markdown(caveat, header, tables, use, figure), _html(caveat, header, tables, use, figure)
+        details.notes.append(figure_note)
+    sections = [
+        answer,
+        *([flags] if flags.lines else []),
+        *per_benchmark,
+        Section("Details", [details]),
+        *([Section("Tool use", use)] if use else []),
+    ]
+    return _markdown(caveat, header, sections, figure), _html(caveat, header, sections, figure)
 
 
 def study_coverage(runs: Mapping[str, Path]) -> str:
@@ -204,23 +338,23 @@ def _figure(rows: Sequence[StudyRow], out: Path) -> tuple[FigureFile | None, str
 
 
 def _markdown(
-    caveat: str | None, header: list[tuple[str, str]], tables: list[Table], use: list[Table], figure: FigureFile | None
+    caveat: str | None, header: list[tuple[str, str]], sections: list[Section], figure: FigureFile | None
 ) -> str:
     md = ["# mcot study", ""]
     if caveat:
         md += [f"> **{caveat}**", ""]
-    md += [f"- **{key}**: {value}" for key, value in header] + ["", "## The answer", ""]
-    md += [table.markdown() for table in tables]
-    if use:
-        md += ["## Tool use", ""] + [table.markdown() for table in use]
+    md += [f"- **{key}**: {value}" for key, value in header] + [""]
+    for section in sections:
+        md += [f"## {section.title}", ""]
+        if section.lines:
+            md += [f"- {markdown_text(line)}" for line in section.lines] + [""]
+        md += [table.markdown() for table in section.tables]
     if figure is not None:
         md += ["## Figure", "", f"![{figure.title}]({figure.path})", ""]
     return "\n".join(md)
 
 
-def _html(
-    caveat: str | None, header: list[tuple[str, str]], tables: list[Table], use: list[Table], figure: FigureFile | None
-) -> str:
+def _html(caveat: str | None, header: list[tuple[str, str]], sections: list[Section], figure: FigureFile | None) -> str:
     parts = [
         f"<!doctype html><html><head><meta charset='utf-8'><title>mcot study</title><style>{STYLE}</style>"
         "</head><body><h1>mcot study</h1>"
@@ -229,12 +363,13 @@ def _html(
         parts.append(f"<p class='caveat'><b>{inline_html(caveat)}</b></p>")
     parts.append("<ul>")
     parts += [f"<li><b>{html.escape(key)}</b>: {html.escape(value)}</li>" for key, value in header]
-    parts.append("</ul><h2>The answer</h2>")
-    for table in tables:
-        parts += html_table(table)
-    if use:
-        parts.append("<h2>Tool use</h2>")
-        for table in use:
+    parts.append("</ul>")
+    for section in sections:
+        parts.append(f"<h2>{html.escape(section.title)}</h2>")
+        if section.lines:
+            parts.append("<ul class='flags'>" + "".join(f"<li>{inline_html(line)}</li>" for line in section.lines))
+            parts.append("</ul>")
+        for table in section.tables:
             parts += html_table(table)
     if figure is not None:
         parts.append(

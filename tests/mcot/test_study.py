@@ -155,6 +155,10 @@ def test_a_study_resumes_after_a_kill_and_a_new_model_runs_alone(
     assert pairs_done(out / "runs" / "offline") == total
     table = (out / "study.md").read_text()
     assert "| offline |" in table
+    # the offline policy is no model: it has its rows, but the pooled effects are over the two models only
+    pooled = table[table.index("### games — Overall: each arm − text, pooled over the models, rules only") :]
+    assert "| local-1 Δ (pp) |" in pooled.splitlines()[2] and "offline" not in pooled.splitlines()[2]
+    assert "left out of the pooled effects: offline" in pooled
     assert table.index("scripted tool user") < table.index("## The answer")
     assert (out / "study.html").read_text().count("<table>") >= 3
     assert (out / "figures" / "study.png").stat().st_size > 1000
