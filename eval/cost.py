@@ -35,7 +35,7 @@ from mcot.eval.efficiency import correct_per_1k_tokens, correct_per_usd
 from mcot.eval.headline import is_correct
 from mcot.eval.tables import Table, num
 
-from mcot.core.rundir import Result, Run, Score, open_run, order_arms, read_scores
+from mcot.core.rundir import Result, Run, Score, TraceStore, open_run, order_arms, read_scores
 
 DEFAULT_CANVAS_IMAGES = 3
 """The canvas images a request keeps when the manifest does not say (agents.budget.Budget's default)."""
@@ -150,7 +150,8 @@ def pair_cost(
 ) -> PairCost:
     """Return what one result used: its usage and turns, and from its trace (`steps`) its tool calls and images.
 
-    No trace: tool calls and images unknown (None); `item_images` None (the item is not in the run): images unknown.
+    No trace: tool calls and images unknown (None); `item_images` None (the item is not in the run, or the arm is
+    an image generator's): images unknown.
     """
     usage = result.usage
     images: tuple[int | None, int | None] = (None, None)
@@ -182,27 +183,39 @@ def _sees_canvas(run: Run, arm: str) -> bool:
     return True
 
 
+def _generates(run: Run, arm: str) -> bool:
+    """Return whether the arm is an image generator's (`mcot imagine`): no chat, so no images sent to a model."""
+    return any(entry.name == arm and entry.generator is not None for entry in run.manifest.arms)
+
+
 def _canvas_images(run: Run) -> int:
     value = run.manifest.config.get("max_canvas_images")
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else DEFAULT_CANVAS_IMAGES
 
 
+def _pair_key(record: Result | Score) -> tuple[str, str, Any]:
+    """Return (item id, arm, sample) of a result or score line; sample None where the line has none."""
+    return record.id, record.mode, getattr(record, "sample", None)
+
+
 def run_pair_costs(run: Run, scores: Iterable[Score] = ()) -> list[PairCost]:
-    """Return every result of the run as a PairCost (each line one pair), scored by `scores` where they have it."""
-    scored = {(score.id, score.mode): score for score in scores}
+    """Return every result of the run as a PairCost (each line one pair, a repeated sample its own), scored by
+    `scores` where they have the pair; the trace is the one the result line names."""
+    scored = {_pair_key(score): score for score in scores}
     keep = _canvas_images(run)
+    traces = TraceStore(run.root)
     out: list[PairCost] = []
-    for (item_id, mode), result in sorted(run.results.items()):
-        item = run.items.get(item_id)
+    for result in sorted(run.results.values(), key=lambda row: (row.id, row.mode, str(_pair_key(row)[2]))):
+        item = None if _generates(run, result.mode) else run.items.get(result.id)
         out.append(
             pair_cost(
                 result,
-                run.trace(item_id, mode),
+                traces.read(result.trace_path(), (result.id, result.mode)),
                 item_images=len(item.images) if item is not None else None,
-                tools=run.arm_tools(mode) != (),
-                sees_canvas=_sees_canvas(run, mode),
+                tools=run.arm_tools(result.mode) != (),
+                sees_canvas=_sees_canvas(run, result.mode),
                 keep=keep,
-                score=scored.get((item_id, mode)),
+                score=scored.get(_pair_key(result)),
             )
         )
     return out
