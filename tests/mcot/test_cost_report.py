@@ -3,6 +3,8 @@ its cost table per benchmark, model and arm, each run's report, and `mcot compar
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from io import BytesIO
@@ -139,3 +141,9 @@ def test_the_study_run_report_and_compare_show_cost_and_efficiency(
     line = _row(compared, "| canvas |")
     assert line[3] == f"{2 * (sum(DRAW_USAGE) + sum(ANSWER_USAGE)):,}" and line[7] == "359.7"
     assert _row(compared, "| text |")[7] == "1176.5"
+    # the command itself, with one run and no RUN_B (its optional runs arrive as None)
+    printed = subprocess.run(
+        [sys.executable, "-m", "mcot", "compare", str(run)], capture_output=True, text=True, timeout=120
+    )
+    assert printed.returncode == 0, printed.stderr
+    assert _row(printed.stdout[printed.stdout.index("Cost and steps per arm") :], "| canvas |")[7] == "359.7"
