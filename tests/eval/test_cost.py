@@ -75,15 +75,17 @@ class Drawer(Agent):
                 self.log.append({**entry, "paid": False})
             return Fail(400, message="scripted refusal")
         usage = (120 + 90 * images + 10 * turn, 7 + 3 * turn)
-        with self._lock:
-            self.log.append({**entry, "paid": True, "usage": usage})
         if not tools:
-            return Reply("\\boxed{B}", usage=usage)
-        if turn == 0:
-            return Reply("a line", (("draw_line", {"start": [2, 2], "end": [40, 30]}),), usage=usage)
-        if turn == 1:
-            return Reply("a closer look", (("zoom", {"region": [0, 0, 32, 24]}),), usage=usage)
-        return Reply("\\boxed{A}", usage=usage)
+            reply = Reply("\\boxed{B}", usage=usage)
+        elif turn == 0:
+            reply = Reply("a line", (("draw_line", {"start": [2, 2], "end": [40, 30]}),), usage=usage)
+        elif turn == 1:
+            reply = Reply("a closer look", (("zoom", {"region": [0, 0, 32, 24]}),), usage=usage)
+        else:
+            reply = Reply("\\boxed{A}", usage=usage)
+        with self._lock:
+            self.log.append({**entry, "paid": True, "usage": usage, "calls": len(reply.tool_calls)})
+        return reply
 
 
 def _system(body: dict[str, Any]) -> str | None:
@@ -147,13 +149,16 @@ def _server_pairs(run_dir: Path, agent: Drawer) -> dict[tuple[str, str], dict[st
     out: dict[tuple[str, str], dict[str, Any]] = {}
     for entry in agent.log:
         arm = arms[(entry["system"], tuple(entry["tools"]))]
-        pair = out.setdefault((entry["item"], arm), {"requests": 0, "paid": 0, "images": 0, "in": 0, "out": 0})
+        pair = out.setdefault(
+            (entry["item"], arm), {"requests": 0, "paid": 0, "images": 0, "in": 0, "out": 0, "calls": 0}
+        )
         pair["requests"] += 1
         if entry["paid"]:
             pair["paid"] += 1
             pair["images"] += entry["images"]
             pair["in"] += entry["usage"][0]
             pair["out"] += entry["usage"][1]
+            pair["calls"] += entry["calls"]
     return out
 
 
@@ -173,6 +178,7 @@ def test_every_pair_matches_the_servers_log(priced_run: tuple[Path, Drawer, list
         assert pair.cost_usd == pytest.approx(_price(seen["in"], seen["out"]), abs=1e-12), key
         assert pair.image_inputs == seen["images"], key  # image blocks of the answered requests
         assert pair.model_turns == seen["paid"], key
+        assert pair.tool_calls == seen["calls"], key  # the tool calls the server's answers asked for
     # the failed pairs (q2 in the arms that offer drawing) were paid for two turns and count as failed and wrong
     for arm in ("canvas", "canvas-blind"):
         failed = costs[("q2", arm)]
