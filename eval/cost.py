@@ -342,19 +342,30 @@ def cost_table(run: Run, scores: Sequence[Score], arms: Sequence[str] = ()) -> T
     return table
 
 
+ALL_BENCHMARKS = "all"
+"""The benchmark cell of a study row that pools a model's arm over every benchmark (when there are several)."""
+
+
 def study_cost_tables(runs: Mapping[str, Path]) -> list[Table]:
-    """Return the study's cost table: a row per benchmark, model and arm ([] when no run has results)."""
+    """Return the study's cost table: a row per benchmark, model and arm, and with several benchmarks a row per
+    model and arm over all of them ([] when no run has results)."""
     table = Table(STUDY_COST_TITLE, ["Benchmark", "Model", "Arm", *COLUMNS])
+    pooled: list[list[str]] = []
     for model, root in runs.items():
         run = open_run(root)
         pairs = run_pair_costs(run, read_scores(root))
-        benchmarks = sorted({pair.benchmark or "?" for pair in pairs})
-        for benchmark in benchmarks:
+        for benchmark in sorted({pair.benchmark or "?" for pair in pairs}):
             mine = [pair for pair in pairs if (pair.benchmark or "?") == benchmark]
             for arm, group in by_arm(mine, run.arms).items():
                 table.rows.append([benchmark, model, arm, *summary_cells(summarize(group))])
+        pooled += [
+            [ALL_BENCHMARKS, model, arm, *summary_cells(summarize(group))]
+            for arm, group in by_arm(pairs, run.arms).items()
+        ]
     if not table.rows:
         return []
     table.rows.sort(key=lambda row: row[0])  # stable: each benchmark's models in the study's order
+    if len({row[0] for row in table.rows}) > 1:
+        table.rows += pooled
     table.notes += cost_notes()
     return [table]

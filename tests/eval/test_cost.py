@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcot.eval.cost import PairCost, cost_table, images_of, run_pair_costs, summarize
+from handmade import MakeRun, ok
+from mcot.eval.cost import PairCost, cost_table, images_of, run_pair_costs, study_cost_tables, summarize
 from mcot.eval.efficiency import correct_per_1k_tokens, correct_per_usd
 from mcot.eval.scoring import score_run
 from PIL import Image
 
 from mcot.core.item import Item, write_items
-from mcot.core.rundir import open_run, read_scores
+from mcot.core.rundir import Score, open_run, read_scores, write_scores
 from mcot.runconfig import RunConfig
 from mcot.runner import run_items
 from mcot.testing import Agent, Fail, FakeProvider, Reply, RequestInfo
@@ -289,3 +290,32 @@ def test_images_of_a_trace() -> None:
     assert images_of(steps, 1, tools=True, sees_canvas=False, keep=3) == (1, 1 + 1)
     assert images_of(steps, 3, tools=True, sees_canvas=True, keep=1) == (6, 3 + 3)
     assert images_of([{"kind": "model"}], 2, tools=False, sees_canvas=True, keep=3) == (2, 2)
+
+
+def test_the_study_table_pools_a_models_arms_over_benchmarks(make_run: MakeRun) -> None:
+    items = [
+        Item(id=f"{bench}-{n}", benchmark=bench, category="c", question="?", answer="A", answer_type="choice")
+        for bench in ("gepbench", "rbench-v")
+        for n in range(2)
+    ]
+    results, scores = [], []
+    for k, item in enumerate(items):
+        row = ok(item.id, "text", "A")
+        row["usage"] = {"input_tokens": 100 * (k + 1), "output_tokens": 10, "cost_usd": 0.01 * (k + 1)}
+        results.append(row)
+        scores.append(Score(id=item.id, mode="text", benchmark=item.benchmark, category="c", correct=k % 2 == 0,
+                            score=float(k % 2 == 0), method="rule"))  # fmt: skip
+    run = make_run("pooled", items, ["text"], results)
+    write_scores(run, scores)
+    [table] = study_cost_tables({"m": run})
+    assert [row[:3] for row in table.rows] == [
+        ["gepbench", "m", "text"],
+        ["rbench-v", "m", "text"],
+        ["all", "m", "text"],
+    ]
+    pooled = table.rows[-1]
+    # by hand: 4 pairs, 2 right (the 1st and 3rd), 100+200+300+400 input tokens (median 250), $0.10 in all
+    assert pooled[3:7] == ["4", "0", "2", "1,000 · 250"]
+    assert pooled[13] == "0.1000 · 0.0250" and pooled[14] == f"{2 / 0.1:.1f}"
+    assert pooled[15] == f"{2 / (1040 / 1000):.3f}"
+    assert table.rows[0][14] == f"{1 / 0.03:.1f}"  # gepbench: 1 right for $0.01 + $0.02
