@@ -99,7 +99,6 @@ class CostSummary:
     """FIGURES, "tokens" and "cost_usd", each a Figure."""
     empty: int = 0
     cut: int = 0
-
     correct_per_usd: float | None = None
     """Correct answers per dollar (mcot.eval.efficiency: None when some pair's cost is unknown or it is 0)."""
     correct_per_1k_tokens: float | None = None
