@@ -255,13 +255,22 @@ def by_arm(pairs: Iterable[PairCost], arms: Sequence[str] = ()) -> dict[str, lis
     return {arm: grouped[arm] for arm in ordered}
 
 
-def figure_cell(found: Figure, digits: int = 0) -> str:
-    """Return "total · median" ("—" when no pair knows it), with "(k/n known)" when some pair does not."""
+def money(value: float) -> str:
+    """Return dollars with the decimals their size needs: 2 from $1, 4 from $0.01, else 6 (a cheap pair's cost)."""
+    digits = 2 if value >= 1 else 4 if value >= 0.01 or value == 0 else 6
+    return f"{value:,.{digits}f}"
+
+
+def figure_cell(found: Figure, digits: int = 0, *, dollars: bool = False) -> str:
+    """Return "total · median" ("—" when no pair knows it), with "(k/n known)" when some pair does not.
+
+    `digits`: the decimals shown; `dollars`: each value as `money` writes it.
+    """
     if found.total is None or found.median is None:
         return "—"
 
     def shown(value: float) -> str:
-        return f"{value:,.0f}" if digits == 0 else f"{value:,.{digits}f}"
+        return money(value) if dollars else f"{value:,.{digits}f}"
 
     cell = f"{shown(found.total)} · {shown(found.median)}"
     return cell if found.complete else f"{cell} ({found.known}/{found.pairs} known)"
@@ -298,7 +307,7 @@ def summary_cells(summary: CostSummary) -> list[str]:
         figure_cell(f["tool_calls"]),
         figure_cell(f["model_turns"]),
         figure_cell(f["wall_s"], 1),
-        figure_cell(f["cost_usd"], 4),
+        figure_cell(f["cost_usd"], dollars=True),
         num(summary.correct_per_usd, 1),
         num(summary.correct_per_1k_tokens, 3),
     ]

@@ -16,7 +16,15 @@ from typing import Any
 
 import pytest
 from handmade import MakeRun, ok
-from mcot.eval.cost import PairCost, cost_table, images_of, run_pair_costs, study_cost_tables, summarize
+from mcot.eval.cost import (
+    PairCost,
+    cost_table,
+    images_of,
+    money,
+    run_pair_costs,
+    study_cost_tables,
+    summarize,
+)
 from mcot.eval.efficiency import correct_per_1k_tokens, correct_per_usd
 from mcot.eval.scoring import score_run
 from PIL import Image
@@ -271,6 +279,7 @@ def test_an_unknown_cost_is_unknown_never_zero() -> None:
     free = summarize([_pair("a", cost_usd=0.0, correct=True)])
     assert free.correct_per_usd is None  # the offline policy costs 0: per dollar is undefined
     assert correct_per_usd(3, [0.25, 0.5]) == pytest.approx(4.0)
+    assert [money(v) for v in (1234.5, 0.25, 0.00085, 0.0)] == ["1,234.50", "0.2500", "0.000850", "0.0000"]
     assert correct_per_1k_tokens(2, [500, None]) is None
     assert (
         statistics.median([1.0, 2.0])

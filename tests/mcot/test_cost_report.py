@@ -118,7 +118,7 @@ def test_the_study_run_report_and_compare_show_cost_and_efficiency(
     assert text[6] == f"{2 * TEXT_USAGE[0]} · {TEXT_USAGE[0]}"
     assert text[7] == f"{2 * TEXT_USAGE[1]} · {TEXT_USAGE[1]}"
     assert text[8:10] == ["2 · 1", "2 · 1"]  # the item's image, once per pair and in its one request
-    assert text[13] == f"{text_cost:,.4f} · {text_cost / 2:,.4f}"
+    assert text[13] == f"{text_cost:.6f} · {text_cost / 2:.6f}" == "0.000850 · 0.000425"
     assert text[14] == f"{1 / text_cost:.1f}" == "1176.5"
     assert text[15] == f"{1 / (2 * sum(TEXT_USAGE) / 1000):.3f}"
     canvas = _row(markdown, "| gepbench | priced | canvas |")
