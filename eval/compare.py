@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from mcot.eval.efficiency import EFFICIENCY_NOTE, paired_efficiency
 from mcot.eval.errors import EvalError
 from mcot.eval.stats import (
     SMALL_DISCORDANCE,
@@ -145,7 +146,17 @@ class Comparison:
                 flips.rows.append([g.group, _ids(g.wrong_to_right), _ids(g.right_to_wrong)])
         usage = Table(
             "Cost and steps per arm (paired items)",
-            ["Mode", "mean steps", "median steps", "mean cost ($)", "total cost ($)", "cost known"],
+            [
+                "Mode",
+                "mean steps",
+                "median steps",
+                "tokens",
+                "mean cost ($)",
+                "total cost ($)",
+                "cost known",
+                "correct / $",
+                "correct / 1k tokens",
+            ],
         )
         for label, stats in self.usage.items():
             usage.rows.append(
@@ -153,16 +164,28 @@ class Comparison:
                     label,
                     num(stats["mean_steps"], 1),
                     num(stats["median_steps"], 1),
+                    tokens_cell(stats),
                     num(stats["mean_cost"], 4),
                     num(stats["total_cost"], 4),
                     f"{int(stats['cost_known'] or 0)}/{int(stats['n'] or 0)}",
+                    num(stats.get("correct_per_usd"), 1),
+                    num(stats.get("correct_per_1k_tokens"), 3),
                 ]
             )
+        usage.notes.append(EFFICIENCY_NOTE)
         return [main, flips, usage]
 
     def markdown(self) -> str:
         """Return the comparison as markdown."""
         return "\n".join(table.markdown() for table in self.tables())
+
+
+def tokens_cell(stats: dict[str, float | None]) -> str:
+    """Return a side's total tokens, with "(k/n known)" when some paired result does not record them."""
+    total, known, n = stats.get("tokens"), int(stats.get("tokens_known") or 0), int(stats.get("n") or 0)
+    if total is None:
+        return "—"
+    return f"{total:,.0f}" if known == n else f"{total:,.0f} ({known}/{n} known)"
 
 
 def interval_cell(g: GroupComparison) -> str:
@@ -281,7 +304,9 @@ def compare_sides(a: Side, b: Side, *, n_boot: int = 10_000, seed: int = 0) -> C
         )
     apply_holm([comparison])
     for side_ in (a, b):
-        comparison.usage[side_.label] = _usage([side_.results.get(i) for i in common])
+        paired = [side_.results.get(i) for i in common]
+        right = sum(1 for i in common if side_.scores[i].correct)  # as the table's accuracies count them
+        comparison.usage[side_.label] = {**_usage(paired), **paired_efficiency(paired, right)}
     return comparison
 
 

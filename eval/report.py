@@ -22,17 +22,18 @@ from mcot.eval.advice import advice
 from mcot.eval.caveats import run_caveats
 from mcot.eval.code_use import code_use, code_use_tables
 from mcot.eval.compare import Comparison, apply_holm, arm_pairs, compare_sides, detectable_cell, side
+from mcot.eval.cost import cost_table
 from mcot.eval.errors import EvalError
 from mcot.eval.figures import Figures, write_figures
 from mcot.eval.headline import ArmFigure, Difference, arm_figure, difference
 from mcot.eval.protocol_names import OFFICIAL, ROBUST
 from mcot.eval.registry import scoring_spec
 from mcot.eval.stats import SMALL_DISCORDANCE, holm
-from mcot.eval.tables import Table, by_mode, name_protocol, num, outside_text, pct, plain_text
+from mcot.eval.tables import Table, by_mode, name_protocol, outside_text, pct, plain_text
 from mcot.eval.tool_use import tool_use, tool_use_tables
 from mcot.eval.trace_table import trace_crosstab
 
-from mcot.core.rundir import Result, Run, Score, order_arms, write_text_atomic
+from mcot.core.rundir import Run, Score, write_text_atomic
 
 if TYPE_CHECKING:
     from mcot.eval.people import PeopleSection
@@ -365,67 +366,6 @@ def protocol_tables(run: Run, scores: Sequence[Score], protocol: str | None) -> 
     ]
 
 
-def _count(value: int | None) -> str:
-    return "—" if value is None else f"{value:,}"
-
-
-def usage_table(run: Run, arms: Sequence[str] = ()) -> Table:
-    """Return input tokens, output tokens and cost per arm, totalled over the run's results, with how many are known.
-
-    Every result of an arm counts (failed and budget-stopped pairs included: they were paid for); a total is over
-    the pairs where the value is known, and "—" when no pair of the arm has it. `arms` orders the rows (others
-    after them).
-    """
-    rows: dict[str, list[Result]] = {}
-    for (_, mode), row in run.results.items():
-        rows.setdefault(mode, []).append(row)
-    ordered = [arm for arm in arms if arm in rows] + [arm for arm in order_arms(rows) if arm not in arms]
-    table = Table(
-        "Tokens and cost per arm",
-        [
-            "Arm",
-            "pairs",
-            "input tokens",
-            "output tokens",
-            "tokens known",
-            "cost ($)",
-            "cost known",
-            "mean cost ($)",
-            "empty answers",
-            "cut answers",
-        ],
-    )
-    for arm in ordered:
-        usages = [row.usage for row in rows[arm]]
-        tokens = [u for u in usages if u.input_tokens is not None and u.output_tokens is not None]
-        costs = [u.cost_usd for u in usages if u.cost_usd is not None]
-        table.rows.append(
-            [
-                arm,
-                str(len(usages)),
-                _count(sum(u.input_tokens or 0 for u in tokens) if tokens else None),
-                _count(sum(u.output_tokens or 0 for u in tokens) if tokens else None),
-                f"{len(tokens)}/{len(usages)}",
-                num(sum(costs), 4) if costs else "—",
-                f"{len(costs)}/{len(usages)}",
-                num(sum(costs) / len(costs), 4) if costs else "—",
-                str(sum(1 for row in rows[arm] if row.empty)),
-                str(sum(1 for row in rows[arm] if row.cut_chars > 0)),
-            ]
-        )
-    table.notes.append(
-        "totals over every result of the arm (failed and budget-stopped pairs included: their calls were made); "
-        "known: pairs whose usage records the value. A cost is unknown where the model's price is not in "
-        "agents/prices.json and the provider did not report one; the offline policy uses no tokens and costs 0"
-    )
-    table.notes.append(
-        "empty answers: the model's final turn was a well-formed empty answer (a stop reason such as `length`, "
-        "no text, no tool call), asked again once and then kept as its answer and scored as the protocol scores "
-        "an empty text; cut answers: a turn's text was longer than the answer limit (its beginning and end kept)"
-    )
-    return table
-
-
 def build_report(
     run: Run,
     scores: Sequence[Score],
@@ -440,7 +380,8 @@ def build_report(
     `protocol` names the protocol of `scores` in every table title; `robust` (scores of the same pairs under the
     robust protocol, from `--protocol both`) adds the robust tables and the table of pairs read differently.
     `people` (from `mcot score --human`) adds the section "Judge and people" after them.
-    Tokens and cost per arm (protocol-free, a section of its own) follow the tables; the figures close the report.
+    Cost and efficiency per arm (mcot.eval.cost: protocol-free, a section of its own) follow the tables; the
+    figures close the report.
     """
     headline = headline_table(scores)
     lead = name_protocol([headline], protocol) if headline is not None else []
@@ -466,7 +407,7 @@ def build_report(
     shared = people_tables(people, protocol) if people is not None else []
     if people is not None:
         md += [f"## {PEOPLE_TITLE}\n", *(table.markdown() for table in shared)]
-    usage = usage_table(run, list(by_mode(scores))) if run.results else None
+    usage = cost_table(run, scores, list(by_mode(scores)))
     if usage is not None:
         md.append("## " + usage.markdown().removeprefix("### "))
     if drawn.made or drawn.omitted:

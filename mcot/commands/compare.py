@@ -35,7 +35,7 @@ def comparison_markdown(
     """
     from mcot.eval.compare import compare_many, compare_runs
 
-    runs = [Path(run_dir), *([Path(run_b)] if run_b else []), *map(Path, more)]
+    runs = [Path(run_dir), *([Path(run_b)] if run_b else []), *map(Path, more or ())]
     chosen = [arm.strip() for arm in arms.split(",") if arm.strip()] if arms else None
     try:
         if len(runs) == 1:

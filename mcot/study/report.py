@@ -21,6 +21,7 @@ from mcot.core.item import read_items
 from mcot.core.rundir import Run, Score, open_run, order_arms, read_scores, write_text_atomic
 from mcot.eval.caveats import is_offline, run_caveats
 from mcot.eval.code_use import code_use, code_use_tables
+from mcot.eval.cost import study_cost_tables
 from mcot.eval.figures import FIGURES_DIR, FigureFile, StudyPoint, study_figure
 from mcot.eval.registry import scoring_spec
 from mcot.eval.report import (
@@ -213,11 +214,11 @@ def study_data(config: StudyConfig, runs: Mapping[str, Path]) -> StudyData:
 
 def benchmark_tables(study: StudyData, benchmark: str) -> list[Table]:
     """Return one benchmark's section below the answer, in its order: accuracy per category for each model and
-    arm, model against model in each arm, then the cost and efficiency table (one line per further section)."""
+    arm, model against model in each arm (one line per further section; the cost table is the study's own
+    section, a row per benchmark, model and arm)."""
     return [
         per_category_table(study, benchmark),
         *versus_tables(study.differences, benchmark),
-        *cost_tables(study, benchmark),
     ]
 
 
@@ -239,12 +240,6 @@ def per_category_table(study: StudyData, benchmark: str) -> Table:
         "unjudged items and judge errors count as wrong"
     )
     return table
-
-
-def cost_tables(study: StudyData, benchmark: str) -> list[Table]:
-    """Return the benchmark's cost and efficiency table per model and arm (mcot.eval.cost, joined when it lands);
-    none yet."""
-    return []
 
 
 def answer_pooled(study: StudyData, bounds: Mapping[str, str]) -> dict[tuple[str, str], Table]:
@@ -295,6 +290,7 @@ def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path)
         for table in [*tool_use_tables(uses[model]), *code_use_tables(code_use(entry.run))]:
             table.title = f"{table.title} — {model}"
             use.append(table)
+    cost = study_cost_tables(runs)
     figure, figure_note = _figure(rows, out)
     specs = [model.spec for model in config.models if model.name in runs]
     caveat = run_caveats(specs, [entry.run.manifest for entry in study.runs.values()])
@@ -313,6 +309,7 @@ def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path)
         answer,
         *([flags] if flags.lines else []),
         *per_benchmark,
+        *([Section("Cost and efficiency", cost)] if cost else []),
         Section("Details", [details]),
         *([Section("Tool use", use)] if use else []),
     ]
