@@ -272,6 +272,12 @@ def _write(
             rows_of, request.fmt, request.view, request.out, runs, counter, request.splits, assignment, asked
         )
         summary.split_seed = request.seed
+        empty = [split.name for split in request.splits if split.name not in assignment.values()]
+        if empty:
+            summary.warnings.append(
+                f"split(s) {', '.join(empty)} got no cluster ({len(plan.sizes)} cluster(s) for "
+                f"{len(request.splits)} splits): written empty"
+            )
     summary.count, summary.parts = written.count, written.parts
     summary.cluster_keys = {name: key_label(cluster_key(name)) for name in sorted(plan.benchmarks)}
     summary.missing = written.missing

@@ -295,3 +295,51 @@ def test_the_python_entry_point_checks_the_same_options(study: dict[str, Path], 
 
     with pytest.raises(UsageError, match=re.escape("the fractions sum to 1.1")):
         run_export(study["run"], "jsonl", tmp_path / "x", split="train=0.9,val=0.2")
+
+
+TOOL_TEMPLATE = (
+    "{% if tools %}tools {% for t in tools %}{{ t['function']['name'] }} {% endfor %}\n{% endif %}"
+    "{% for m in messages %}<|{{ m['role'] }}|> {{ m['content'] }}"
+    "{% for c in m.get('tool_calls') or [] %} call {{ c['function']['name'] }} {{ c['function']['arguments'] | tojson }}"
+    "{% endfor %}\n{% endfor %}"
+)
+
+
+def test_a_template_that_renders_tools_is_given_the_calls_and_the_definitions(tmp_path: Path) -> None:
+    tokenizer = _tiny_tokenizer(tmp_path / "tokenizer")
+    tokenizer.chat_template = TOOL_TEMPLATE
+    tokenizer.save_pretrained(str(tmp_path / "tokenizer"))
+    items, run, out = tmp_path / "maze", tmp_path / "run", tmp_path / "tools"
+    _mcot("gen", "games", "--task", "maze", "--n", "2", "--seed", "1", "--out", items)
+    _mcot("run", "--data", items, "--model", "offline", "--mode", "tools", "--out", run)
+    done = _mcot("export", run, "--format", "jsonl", "--as", "messages", "--out", out,
+                 "--tokenizer", tmp_path / "tokenizer")  # fmt: skip
+    rows = _jsonl(out / "records.jsonl")
+    assert all(any(m.get("tool_calls") for m in row["messages"]) for row in rows)  # the offline policy calls tools
+
+    def count(row: dict[str, Any]) -> int:
+        messages = _chat_messages(row)
+        for message, original in zip(messages, row["messages"], strict=True):
+            if original.get("tool_calls"):
+                message["tool_calls"] = [  # type: ignore[assignment]
+                    {"function": {"name": c["function"]["name"], "arguments": json.loads(c["function"]["arguments"])}}
+                    for c in original["tool_calls"]
+                ]
+        text = tokenizer.apply_chat_template(messages, tools=row["tools"], tokenize=False)
+        assert "call " in text or not any(m.get("tool_calls") for m in row["messages"])
+        return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    assert f"all: {len(rows)} records from 2 clusters, {sum(count(row) for row in rows)} tokens" in done.stdout
+
+
+def test_a_split_with_no_cluster_is_written_empty_and_said(study: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "thin"
+    done = _mcot("export", study["run"], "--format", "jsonl", "--benchmark", "gepbench", "--out", out, "--split",
+                 "train=0.97,val=0.01,test=0.01,dev=0.01")  # fmt: skip
+    record = json.loads((out / "splits.json").read_text())
+    held = {s["name"]: s["clusters"] for s in record["splits"]}
+    assert sum(held.values()) == 8 and held["train"] >= 5
+    empty = [name for name, clusters in held.items() if clusters == 0]
+    if empty:
+        assert f"split(s) {', '.join(empty)} got no cluster" in done.stderr
+        assert all((out / name / "records.jsonl").read_text() == "" for name in empty)
