@@ -220,6 +220,13 @@ def test_items_directory_prompt_rows_split_by_figure(study: dict[str, Path], tmp
     assert not {figures[r["id"]] for r in rows["train"]} & {figures[r["id"]] for r in rows["val"]}
     assert {r["extra_info"]["split"] for r in rows["val"]} == {"val"}
     assert len(rows["train"]) + len(rows["val"]) == len(figures)
+    done = _mcot("export", study["items"], "--format", "jsonl", "--as", "verl", "--out", tmp_path / "x", "--mode",
+                 "canvas", code=2)  # fmt: skip
+    assert "--mode names a run's arms; an items directory's prompts take one arm, --toolset" in done.output
+    done = _mcot("export", study["items"], "--format", "parquet", "--as", "verl", "--out", tmp_path / "x.parquet",
+                 "--split", "train=0.5,val=0.5", code=2)  # fmt: skip
+    assert "--split writes a folder (a part per split): give --out a folder name" in done.output
+    assert not (tmp_path / "x").exists() and not (tmp_path / "x.parquet").exists()
 
 
 def _tiny_tokenizer(folder: Path) -> Any:
