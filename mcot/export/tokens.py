@@ -155,10 +155,25 @@ class TokenCounter:
         if chat is None:
             text = json_line(row)
         elif self._tokenizer is not None and self._templated:
-            messages, tools = chat
-            text = self._tokenizer.apply_chat_template(messages, tools=tools or None, tokenize=False)
+            text = self._templated_text(view, row, chat)
         else:
             text = _plain(chat)
         if self._tokenizer is None:
             return math.ceil(len(text) / CHARS_PER_TOKEN)
         return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def _templated_text(self, view: str, row: dict[str, Any], chat: Chat) -> str:
+        """Return the record's conversation rendered by the tokenizer's chat template; raise ExportError (one line)
+        when the template refuses it (a role order or a part it does not take)."""
+        from jinja2 import TemplateError
+
+        messages, tools = chat
+        try:
+            text: str = self._tokenizer.apply_chat_template(messages, tools=tools or None, tokenize=False)
+        except (TemplateError, ValueError, TypeError, KeyError) as exc:
+            said = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ExportError(
+                f"--tokenizer {self.name}: its chat template cannot render the {view} record of {row.get('id')} "
+                f"({row.get('mode')}): {said}; nothing was written"
+            ) from None
+        return text

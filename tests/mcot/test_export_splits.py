@@ -351,3 +351,17 @@ def test_a_split_with_no_cluster_is_written_empty_and_said(study: dict[str, Path
     assert {s["name"]: s["clusters"] for s in record["splits"]} == {"train": 8, "val": 0, "test": 0, "dev": 0}
     assert "split(s) val, test, dev got no cluster (8 cluster(s) for 4 splits): written empty" in done.stderr
     assert all((out / name / "records.jsonl").read_text() == "" for name in ("val", "test", "dev"))
+
+
+def test_a_chat_template_that_refuses_a_record_is_one_line_and_writes_nothing(
+    study: dict[str, Path], tmp_path: Path
+) -> None:
+    tokenizer = _tiny_tokenizer(tmp_path / "tokenizer")
+    tokenizer.chat_template = "{% for m in messages %}{{ raise_exception('roles must alternate') }}{% endfor %}"
+    tokenizer.save_pretrained(str(tmp_path / "tokenizer"))
+    done = _mcot("export", study["run"], "--format", "jsonl", "--as", "llava", "--out", tmp_path / "x", "--split",
+                 "train=0.5,val=0.5", "--tokenizer", tmp_path / "tokenizer", code=2)  # fmt: skip
+    lines = done.output.strip().splitlines()
+    assert len(lines) == 1 and "its chat template cannot render the llava record of gepbench-" in lines[0]
+    assert "roles must alternate; nothing was written" in lines[0]
+    assert not (tmp_path / "x").exists() and not list(tmp_path.glob(".x.partial-*"))
