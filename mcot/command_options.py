@@ -187,10 +187,23 @@ class ExportOptions(_Checked):
 
     run_dir: Path = option(argument=True, metavar="RUN",
                            help=f"{RUN_HELP}, or an items directory (--as verl|trl: prompt rows)")  # fmt: skip
+    more: list[Path] | None = option(None, argument=True, metavar="MORE_RUNS",
+                                     help="more runs exported with RUN into one dataset (a study's models); "
+                                     "splits keep each cluster whole across them")  # fmt: skip
     format: str = option(metavar="FORMAT", help="{export_formats}")
     out: Path = option(metavar="PATH", help="folder to create (jsonl, hf) or file to write (parquet)")
     view: str = option("records", flag="--as", metavar="VIEW", help="{export_views}")
     only_correct: bool = option(False, help="only the pairs scored correct")
+    mode: list[str] | None = option(None, metavar="ARMS", help="only these arms (comma-separated, or repeat it)")
+    benchmark: list[str] | None = option(None, metavar="NAMES",
+                                         help="only the items of these benchmarks (comma-separated, or repeat it)")  # fmt: skip
+    split: str | None = option(None, metavar="NAME=FRACTION,...",
+                               help="write a part per split (e.g. train=0.9,val=0.1), whole clusters (a GePBench "
+                               "figure, a game's scene, an item) to each; --out is then a folder")  # fmt: skip
+    seed: int = option(0, metavar="SEED", help="the seed the splits' clusters are shuffled with")
+    tokenizer: str | None = option(None, metavar="PATH_OR_NAME",
+                                   help="the trainer's Hugging Face tokenizer: count the records' tokens with its "
+                                   "chat template (default: estimated as characters / 4)")  # fmt: skip
     score: bool = option(False, help="score an unscored run first (official protocol, no judge)")
     overwrite: bool = option(False, help="replace an earlier export at --out")
     toolset: str | None = option(None, metavar="NAME",

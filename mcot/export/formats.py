@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -87,7 +87,9 @@ def _arrow_row(row: dict[str, Any], view: ExportView, catalog: ImageCatalog) -> 
     return out, size
 
 
-def record_batches(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: ExportView, schema: Any) -> Iterator[Any]:
+def record_batches(
+    rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: ExportView, schema: Any
+) -> Iterator[Any]:
     """Yield the rows as Arrow record batches of at most BATCH rows and about BATCH_BYTES of images each."""
     import pyarrow as pa
 
@@ -137,10 +139,20 @@ def write_hf(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: Export
     dataset_info.json and state.json), written a record batch at a time: `load_from_disk(folder)` and
     `load_dataset(folder)` both read it, and the memory used does not grow with the number of rows.
     """
+    count = write_hf_split(rows, catalog, view, folder, HF_SPLIT)
+    write_hf_dict(folder, [run], view.name, {HF_SPLIT: count})
+    return count
+
+
+def write_hf_split(
+    rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: ExportView, folder: Path, split: str
+) -> int:
+    """Write the rows as the split `split` of a DatasetDict folder (FOLDER/SPLIT: Arrow stream shards of at most
+    SHARD_BYTES, dataset_info.json, state.json), a record batch at a time; return the row count."""
     import pyarrow as pa
 
-    split = folder / HF_SPLIT
-    split.mkdir()
+    target = folder / split
+    target.mkdir()
     schema = hf_schema(view)
     shards: list[Path] = []
     count, size, total = 0, 0, 0
@@ -152,7 +164,7 @@ def write_hf(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: Export
                 if writer is not None:
                     writer.close()
                     sink.close()
-                shards.append(split / f"shard-{len(shards):05d}.arrow")
+                shards.append(target / f"shard-{len(shards):05d}.arrow")
                 sink = pa.OSFile(str(shards[-1]), "wb")
                 writer = pa.ipc.new_stream(sink, schema)
                 size = 0
@@ -161,7 +173,7 @@ def write_hf(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: Export
             size += batch.nbytes
             total += batch.nbytes
         if writer is None:
-            shards.append(split / "shard-00000.arrow")
+            shards.append(target / "shard-00000.arrow")
             sink = pa.OSFile(str(shards[-1]), "wb")
             writer = pa.ipc.new_stream(sink, schema)
     finally:
@@ -170,21 +182,29 @@ def write_hf(rows: Iterable[dict[str, Any]], catalog: ImageCatalog, view: Export
             sink.close()
     names = [f"data-{k:05d}-of-{len(shards):05d}.arrow" for k in range(len(shards))]
     for shard, name in zip(shards, names, strict=True):
-        shard.rename(split / name)
-    _write_hf_metadata(folder, schema, view, names, total)
-    (folder / "README.md").write_text(dataset_card(run, view.name, count), encoding="utf-8")
+        shard.rename(target / name)
+    _write_split_metadata(target, schema, view, names, total, split)
     return count
 
 
-def _write_hf_metadata(folder: Path, schema: Any, view: ExportView, shards: list[str], size: int) -> None:
-    """Write what `save_to_disk` writes beside the shards: dataset_dict.json, dataset_info.json, state.json."""
+def write_hf_dict(folder: Path, runs: Sequence[Run], view: str, counts: Mapping[str, int]) -> None:
+    """Write what a DatasetDict folder holds beside its splits' folders: dataset_dict.json naming the splits, and
+    a dataset card (README.md) whose configuration maps each split to its arrow files."""
+    (folder / "dataset_dict.json").write_text(json.dumps({"splits": list(counts)}), encoding="utf-8")
+    (folder / "README.md").write_text(dataset_card(runs, view, counts), encoding="utf-8")
+
+
+def _write_split_metadata(
+    target: Path, schema: Any, view: ExportView, shards: list[str], size: int, split: str
+) -> None:
+    """Write what `save_to_disk` writes beside a split's shards: dataset_info.json and state.json."""
     import secrets
 
     from datasets import DatasetInfo, Features
 
     features = Features.from_dict(hf_features(schema, view.image_columns))
     info = DatasetInfo(features=features, dataset_size=size)
-    with (folder / HF_SPLIT / "dataset_info.json").open("wb") as handle:
+    with (target / "dataset_info.json").open("wb") as handle:
         info._dump_info(handle, pretty_print=True)
     state: dict[str, Any] = {
         "_data_files": [{"filename": name} for name in shards],
@@ -193,22 +213,25 @@ def _write_hf_metadata(folder: Path, schema: Any, view: ExportView, shards: list
         "_format_kwargs": {},
         "_format_type": None,
         "_output_all_columns": False,
-        "_split": HF_SPLIT,
+        "_split": split,
     }
-    (folder / HF_SPLIT / "state.json").write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
-    (folder / "dataset_dict.json").write_text(json.dumps({"splits": [HF_SPLIT]}), encoding="utf-8")
+    (target / "state.json").write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
 
 
-def dataset_card(run: Run, view: str, count: int) -> str:
-    """Return the README.md of an hf export: its `datasets` configuration and what the records are."""
+def dataset_card(runs: Sequence[Run], view: str, counts: Mapping[str, int]) -> str:
+    """Return the README.md of an hf export: its `datasets` configuration (a data_files entry per split) and what
+    the records are."""
 
-    model = model_spec(run)
+    files = "".join(f"  - split: {split}\n    path: {split}/data-*.arrow\n" for split in counts)
+    models = ", ".join(f"`{model_spec(run)}`" for run in runs)
+    arms = ", ".join(dict.fromkeys(arm for run in runs for arm in run.arms))
+    names = ", ".join(run.root.name for run in runs)
+    held = ", ".join(f"{split} {count}" for split, count in counts.items())
     return (
-        "---\nconfigs:\n- config_name: default\n  data_files:\n"
-        f"  - split: {HF_SPLIT}\n    path: {HF_SPLIT}/data-*.arrow\n---\n\n"
-        f"# mcot traces of {run.root.name}\n\n"
-        f"Model `{model}`, arms {', '.join(run.arms)}, {count} records (one per item and arm, `{view}` view), "
-        "written by `mcot export --format hf`. Read it with `datasets.load_from_disk(PATH)` or "
-        "`datasets.load_dataset(PATH)` (both give a DatasetDict with one `train` split). Records whose "
+        f"---\nconfigs:\n- config_name: default\n  data_files:\n{files}---\n\n"
+        f"# mcot traces of {names}\n\n"
+        f"Model {models}, arms {arms}, {sum(counts.values())} records (one per item and arm, `{view}` view; "
+        f"splits: {held}), written by `mcot export --format hf`. Read it with `datasets.load_from_disk(PATH)` or "
+        f"`datasets.load_dataset(PATH)` (both give a DatasetDict with the splits {', '.join(counts)}). Records whose "
         "`status` is not `ok` are failed, budget-stopped or missing traces; `correct` is null where unscored.\n"
     )

@@ -7,6 +7,7 @@ made for it, are removed, so a failed export leaves nothing behind.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import secrets
 import shutil
@@ -25,7 +26,9 @@ class ExportError(ValueError):
     """The run cannot be exported as asked (the message says what to change)."""
 
 
-EXPORT_MARKERS = (RECORDS_FILE, "dataset_dict.json", "predictions.json")
+SPLITS_FILE = "splits.json"
+"""What a split export (`--split`) writes at its top: the splits asked for, each split's figures and its clusters."""
+EXPORT_MARKERS = (RECORDS_FILE, "dataset_dict.json", "predictions.json", SPLITS_FILE)
 """Files that mark a folder as an earlier export, which --overwrite may replace."""
 
 
@@ -56,6 +59,17 @@ def check_out(out: Path, chosen: ExportFormat, overwrite: bool) -> None:
         )
     if out.exists() and not overwrite:
         raise ExportError(f"{out} already exists; pass --overwrite to replace it, or choose another --out")
+
+
+def check_split_out(out: Path, chosen: ExportFormat, overwrite: bool) -> None:
+    """Return when `out` may receive a split export (a folder, whatever the format); raise ExportError saying why
+    not."""
+    out = Path(out)
+    if out.suffix.lower() in (".jsonl", ".parquet", f".{chosen.name}"):
+        raise ExportError(
+            f"--split writes a folder (a part per split): give --out a folder name, e.g. {out.with_suffix('')}"
+        )
+    check_out(out, dataclasses.replace(chosen, folder=True), overwrite)
 
 
 def _first_missing(folder: Path) -> Path | None:

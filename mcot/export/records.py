@@ -8,7 +8,7 @@ rows from the items alone, and their flags say so (`status` null).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,8 @@ ITEMS_SOURCE = "items"
 """`Pair.source` of a pair read from an items directory (no run): a prompt, with no result, score or trace."""
 MISSING_REASON = "the run has no result for this item and arm (interrupted, or not run yet)"
 _STEP_IMAGES = ("image", "seen")
+Keep = Callable[[Item, str], bool]
+"""Whether an export keeps the pair of an item and an arm (its filters and its split)."""
 
 
 @dataclass(frozen=True)
@@ -177,13 +179,15 @@ class RunSource:
         for item in iter_items(self.items_path.parent):
             yield item.id
 
-    def pairs(self, only_correct: bool = False) -> Iterator[Pair]:
+    def pairs(self, only_correct: bool = False, keep: Keep | None = None) -> Iterator[Pair]:
         """Yield every (item, arm) in item order, then arm order, with its result, score and trace (with
-        `only_correct`, only those scored correct, their traces alone read)."""
+        `only_correct`, only those scored correct; with `keep`, only those it keeps: their traces alone read)."""
         arms = self.arms()
         index = 0
         for item in iter_items(self.items_path.parent):
             for arm in arms:
+                if keep is not None and not keep(item, arm):
+                    continue
                 score = self.scores.score((item.id, arm)) if self.scores is not None else None
                 if only_correct and (score is None or score.correct is not True):
                     continue
@@ -233,11 +237,15 @@ def items_source(directory: Path, toolset: str, tools: tuple[str, ...]) -> Run:
     return Run(directory, manifest, {}, {}, directory)
 
 
-def iter_prompts(source: Run) -> Iterator[Pair]:
-    """Yield a prompt pair per item of an items directory (`items_source`), in file order, for its one arm."""
+def iter_prompts(source: Run, keep: Keep | None = None) -> Iterator[Pair]:
+    """Yield a prompt pair per item of an items directory (`items_source`), in file order, for its one arm (with
+    `keep`, for the items it keeps)."""
     (arm,) = source.arms
-    for index, item in enumerate(iter_items(source.root)):
-        yield Pair(source, item, arm, None, None, [], index, ITEMS_SOURCE)
+    index = 0
+    for item in iter_items(source.root):
+        if keep is None or keep(item, arm):
+            yield Pair(source, item, arm, None, None, [], index, ITEMS_SOURCE)
+            index += 1
 
 
 def export_trace(pair: Pair, catalog: ImageCatalog) -> list[dict[str, Any]]:
