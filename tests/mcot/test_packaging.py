@@ -46,6 +46,10 @@ def test_the_wheel_holds_one_top_level_package(wheel: Path) -> None:
     assert "mcot/agents/prompts/task.gepbench.txt" in names
     assert "mcot/agents/generators/procedural/templates/plane_mirror.yaml" in names
     assert "mcot/templates/viewer.html" in names
+    # every module of the checkout is in the wheel (a folder without __init__.py is left out by find_packages)
+    sources = {f"mcot/{path.relative_to(REPO).as_posix()}" for room in ROOMS for path in (REPO / room).rglob("*.py")}
+    sources |= {path.relative_to(REPO).as_posix() for path in (REPO / "mcot").rglob("*.py")}
+    assert sorted(sources - set(names)) == []
 
 
 USER_SCRIPT = """
