@@ -1,0 +1,67 @@
+"""`mcot probe RUN --arm ARM [--kinds blank,shuffle,perturb] [--seed S] [--shift PX | --mirror] [--cache DIR]
+[--max-cost USD]`: faithfulness probes of an arm's finished pairs into RUN/probes.jsonl."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import typer
+
+from mcot.breaker import check_endpoints_now
+from mcot.command_options import ProbeOptions
+from mcot.core.errors import UsageError
+from mcot.core.options import validated
+from mcot.core.rundir import open_run, run_lock
+from mcot.core.rundir.probes import PROBES, read_probes
+from mcot.eval.probes import probe_tables
+from mcot.eval.scoring import check_protocol
+from mcot.probes.kinds import Perturbation, parse_kinds
+from mcot.probes.run import ProbePlan, open_backend, probe_run
+
+BUDGET_EXIT = 4
+FAILED_EXIT = 3
+
+
+@validated(ProbeOptions)
+def run_probe(
+    run_dir: Path,
+    arm: str,
+    kinds: str = "blank,shuffle,perturb",
+    seed: int = 0,
+    shift: float = 20.0,
+    mirror: bool = False,
+    protocol: str = "official",
+    cache: Path | None = None,
+    max_cost: float | None = None,
+    concurrency: int = 4,
+    max_tries: int = 6,
+) -> int:
+    """Probe the finished pairs of `arm`, print the figures; return 0, 3 when some probes failed, 4 when the
+    `max_cost` budget stopped it (re-running the same command resumes)."""
+    try:
+        check_protocol(protocol)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    plan = ProbePlan(arm=arm, kinds=parse_kinds(kinds), seed=seed, perturbation=Perturbation(shift, mirror),
+                     cache=cache, max_cost_usd=max_cost, concurrency=concurrency, max_tries=max_tries,
+                     protocol=protocol)  # fmt: skip
+    root = Path(run_dir)
+    run = open_run(root)
+    backend = open_backend(run, plan)
+    check_endpoints_now(backend)  # a dead endpoint refuses the command before anything is written
+    with run_lock(root, "mcot probe"):
+        summary = asyncio.run(probe_run(root, plan, backend))
+    typer.echo(summary.line())
+    for cause, count in sorted(summary.causes.items(), key=lambda kv: -kv[1]):
+        typer.echo(f"  {count} × {cause}")
+    for table in probe_tables({run.manifest.model_spec or "model": read_probes(root)}):
+        typer.echo(table.markdown())
+    typer.echo(f"wrote {root / PROBES}")
+    if summary.stopped == "budget":
+        typer.echo("mcot: the --max-cost budget stopped the probes; re-run with a larger one to go on", err=True)
+        return BUDGET_EXIT
+    if summary.errors:
+        typer.echo("mcot: some probes failed (see above); re-run the same command to ask them again", err=True)
+        return FAILED_EXIT
+    return 0

@@ -1,0 +1,219 @@
+"""`mcot probe` against local model servers: one that answers from the last image it sees (a red drawing there
+means A, else B), so that removing the drawing flips its answer, and one that ignores images (nothing flips).
+The figures are checked against hand counts; a resume after an interrupted probes file asks nothing twice."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcot.agents.cache import digest_request
+from mcot.eval.probes import probe_figures
+from PIL import Image
+
+from mcot.commands.probe import run_probe
+from mcot.core.errors import UsageError
+from mcot.core.item import Item, write_items
+from mcot.core.rundir import open_run
+from mcot.core.rundir.probes import PROBES, Probe, ProbeLedger, read_probes
+from mcot.probes.conversation import final_request
+from mcot.probes.kinds import Perturbation, perturb
+from mcot.runconfig import RunConfig
+from mcot.runner import run_items
+from mcot.testing import FakeProvider, Reply
+
+ANSWERS = {"q1": "A", "q2": "A", "q3": "B", "q4": "A", "q5": "B"}
+"""q5's model draws nothing (its question says so): it answers from the item's own image, B."""
+LINE = ("draw_line", {"start": [4, 4], "end": [40, 30]})
+
+
+def _png(color: str = "white") -> bytes:
+    buffer = BytesIO()
+    Image.new("RGB", (64, 48), color).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def _last_image(body: dict[str, Any]) -> Image.Image | None:
+    found = None
+    for message in body["messages"]:
+        content = message.get("content")
+        for part in content if isinstance(content, list) else []:
+            if part.get("type") == "image_url":
+                found = part["image_url"]["url"]
+    if found is None:
+        return None
+    return Image.open(BytesIO(base64.b64decode(found.split(",", 1)[1]))).convert("RGB")
+
+
+def _red(image: Image.Image | None) -> bool:
+    if image is None:
+        return False
+    data = image.tobytes()
+    return any(data[i] > 200 and data[i + 1] < 80 and data[i + 2] < 80 for i in range(0, len(data), 3))
+
+
+def _turns(body: dict[str, Any]) -> int:
+    return sum(1 for message in body["messages"] if message["role"] == "assistant")
+
+
+def _wants_no_drawing(body: dict[str, Any]) -> bool:
+    return "Draw nothing" in json.dumps(body["messages"][:2])
+
+
+def looker(body: dict[str, Any]) -> Reply:
+    """Draws a red line on its first turn (unless told not to), then answers A when the last image holds red."""
+    if body.get("tools") and _turns(body) == 0 and not _wants_no_drawing(body):
+        return Reply("Let me mark it.", tool_calls=[LINE])
+    return Reply("\\boxed{A}" if _red(_last_image(body)) else "\\boxed{B}")
+
+
+def ignorer(body: dict[str, Any]) -> Reply:
+    """Draws the same line, then answers A whatever it sees (B when told to draw nothing)."""
+    if body.get("tools") and _turns(body) == 0 and not _wants_no_drawing(body):
+        return Reply("Let me mark it.", tool_calls=[LINE])
+    return Reply("\\boxed{B}" if _wants_no_drawing(body) else "\\boxed{A}")
+
+
+@pytest.fixture
+def items_dir(tmp_path: Path) -> Path:
+    items = [
+        (
+            Item(
+                id=item_id,
+                benchmark="gepbench",
+                category="counting",
+                question="How many circles are there?" + (" Draw nothing." if item_id == "q5" else ""),
+                images=[f"images/{item_id}.png"],
+                choices=["1", "2"],
+                answer=answer,
+                answer_type="choice",
+            ),
+            {f"images/{item_id}.png": _png()},
+        )
+        for item_id, answer in ANSWERS.items()
+    ]
+    out = tmp_path / "items"
+    write_items(out, items)
+    return out
+
+
+def _run(items_dir: Path, out: Path, server: FakeProvider) -> Path:
+    config = RunConfig(data=items_dir, model="openai-compatible:local-vlm", base_url=[server.openai_url], out=out,
+                       mode="canvas", concurrency=1)  # fmt: skip
+    summary = run_items(config, quiet=True)
+    assert summary.done == len(ANSWERS), summary
+    return out
+
+
+@pytest.fixture
+def looking(items_dir: Path, tmp_path: Path) -> Iterator[tuple[Path, FakeProvider]]:
+    with FakeProvider(default=looker) as server:
+        yield _run(items_dir, tmp_path / "run", server), server
+
+
+def _by_key(root: Path) -> dict[tuple[str, str], Probe]:
+    return {(p.id, p.kind): p for p in read_probes(root)}
+
+
+def test_removing_the_drawing_flips_the_answers_of_a_model_that_reads_its_last_image(
+    looking: tuple[Path, FakeProvider],
+) -> None:
+    run, server = looking
+    asked = len(server.requests)
+    assert run_probe(run, arm="canvas", kinds="blank,shuffle,perturb") == 0
+    probes = _by_key(run)
+    assert len(probes) == 3 * len(ANSWERS)
+    # four pairs drew (q5 did not): three kinds each, one request per probe
+    assert len(server.requests) - asked == 3 * 4
+    for item_id in ("q1", "q2", "q3", "q4"):
+        assert probes[(item_id, "blank")].status == "ok"
+        assert probes[(item_id, "blank")].original == "A" and probes[(item_id, "blank")].extracted == "B"
+        assert probes[(item_id, "blank")].changed is True
+        assert probes[(item_id, "blank")].images == 1  # the one canvas view after the drawing
+        assert probes[(item_id, "shuffle")].changed is False and probes[(item_id, "shuffle")].donor != item_id
+        assert probes[(item_id, "perturb")].changed is False
+        assert probes[(item_id, "perturb")].setting == {"shift": [20.0, 20.0]}
+    assert probes[("q5", "blank")].status == "no_drawing" and probes[("q5", "blank")].changed is False
+    blank = next(f for f in probe_figures("m", read_probes(run)) if f.kind == "blank")
+    # by hand: 5 pairs, 4 changed; unprobed right q1 q2 q4 q5 (4/5); blank right q3 q5 (2/5); flipped q1 q2 q4 (3/4)
+    assert (blank.n, blank.no_drawing, blank.changed) == (5, 1, 4)
+    assert (blank.correct_unprobed, blank.correct, blank.flipped) == (4, 2, 3)
+    assert blank.dependence == 0.75 and blank.changed_share == 0.8 and blank.accuracy == 0.4
+
+
+def test_a_model_that_ignores_images_changes_no_answer(items_dir: Path, tmp_path: Path) -> None:
+    with FakeProvider(default=ignorer) as server:
+        run = _run(items_dir, tmp_path / "run", server)
+        assert run_probe(run, arm="canvas", kinds="blank,shuffle,perturb", mirror=True) == 0
+    figures = probe_figures("m", read_probes(run))
+    assert [f.kind for f in figures] == ["blank", "shuffle", "perturb"]
+    assert all(f.changed == 0 and f.flipped == 0 and f.n == 5 for f in figures)
+    assert all(f.dependence == 0.0 for f in figures)
+    assert {p.setting.get("mirror") for p in read_probes(run) if p.kind == "perturb" and p.status == "ok"} == {
+        "vertical"
+    }
+
+
+def test_the_unprobed_rebuild_is_the_request_the_model_was_sent(looking: tuple[Path, FakeProvider]) -> None:
+    """The conversation rebuilt from the trace, nothing replaced, has the key of the final model turn's request."""
+    from mcot.probes.run import Asker, ProbePlan
+
+    run_dir, _ = looking
+    run = open_run(run_dir)
+    asker = Asker.for_run(run, ProbePlan(arm="canvas", kinds=("blank",)))
+    for item_id in ANSWERS:
+        rows = run.trace(item_id, "canvas")
+        assert rows is not None
+        request = asker.requests[item_id]
+        assert not isinstance(request, str)
+        rebuilt = asker.model_request(run.items[item_id], request, request.messages())
+        final = rows[request.final_step]
+        assert digest_request("openai-compatible:local-vlm", rebuilt).key == final["request_key"], item_id
+
+
+def test_perturb_moves_the_models_line_by_the_shift(looking: tuple[Path, FakeProvider]) -> None:
+    run_dir, _ = looking
+    run = open_run(run_dir)
+    rows = run.trace("q1", "canvas")
+    assert rows is not None
+    request = final_request(rows, run.root, [run.items_root / "images/q1.png"])
+    (slot,) = request.slots
+    original = Image.open(run.root / slot.blob).convert("RGB")
+    moved = perturb(request, Perturbation(shift=10))(slot)
+    assert moved is not None
+    shifted = Image.open(BytesIO(moved.data)).convert("RGB")
+    assert _red(shifted) and original.getpixel((4, 4)) != (255, 255, 255)
+    assert shifted.getpixel((4, 4)) == (255, 255, 255) and shifted.getpixel((14, 14)) != (255, 255, 255)
+
+
+def test_a_resume_after_an_interrupted_probes_file_asks_only_what_is_missing(
+    looking: tuple[Path, FakeProvider],
+) -> None:
+    run, server = looking
+    assert run_probe(run, arm="canvas", kinds="blank,shuffle") == 0
+    whole = (run / PROBES).read_bytes().splitlines(keepends=True)
+    asked = len(server.requests)
+    assert run_probe(run, arm="canvas", kinds="blank,shuffle") == 0
+    assert len(server.requests) == asked  # everything finished: nothing asked again
+    # a kill after three lines, the fourth torn half-way
+    (run / PROBES).write_bytes(b"".join(whole[:3]) + whole[3][: len(whole[3]) // 2])
+    kept = {p.key for p in read_probes(run)}
+    lost = sum(1 for p in (Probe.from_line(json.loads(line)) for line in whole[3:]) if p.status == "ok")
+    assert run_probe(run, arm="canvas", kinds="blank,shuffle") == 0
+    assert len(server.requests) - asked == lost
+    assert len(read_probes(run)) == 2 * len(ANSWERS) and kept <= {p.key for p in read_probes(run)}
+    assert len(list(ProbeLedger(run).records())) == 2 * len(ANSWERS)
+
+
+def test_an_arm_without_tools_or_unknown_is_refused_in_one_line(looking: tuple[Path, FakeProvider]) -> None:
+    run, _ = looking
+    with pytest.raises(UsageError, match="no arm 'tools'"):
+        run_probe(run, arm="tools")
+    with pytest.raises(UsageError, match="--kinds takes blank, shuffle, perturb"):
+        run_probe(run, arm="canvas", kinds="blank,erase")
+    assert not (run / PROBES).exists()
