@@ -125,3 +125,8 @@ def run_probe_tables(run: Run) -> list[Table]:
 
 def _rank(kind: str) -> tuple[int, str]:
     return (KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER), kind)
+
+
+def study_probe_tables(runs: Mapping[str, Path]) -> list[Table]:
+    """Return the probes table of a study's runs (by model name) that were probed, else no table."""
+    return probe_tables({model: read_probes(Path(run)) for model, run in runs.items()})

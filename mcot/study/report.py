@@ -19,6 +19,7 @@ from mcot.core.rundir import Score, open_run, order_arms, read_manifest, read_sc
 from mcot.eval.caveats import run_caveats
 from mcot.eval.code_use import code_use, code_use_tables
 from mcot.eval.figures import FIGURES_DIR, FigureFile, StudyPoint, study_figure
+from mcot.eval.probes import study_probe_tables
 from mcot.eval.registry import scoring_spec
 from mcot.eval.report import (
     BASE_ARM,
@@ -168,6 +169,7 @@ def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path)
         for table in [*tool_use_tables(tool_use(opened, read_scores(run_dir))), *code_use_tables(code_use(opened))]:
             table.title = f"{table.title} — {model}"
             use.append(table)
+    use += study_probe_tables(runs)
     figure, figure_note = _figure(rows, out)
     specs = [model.spec for model in config.models if model.name in runs]
     caveat = run_caveats(specs, [read_manifest(path) for path in runs.values()])

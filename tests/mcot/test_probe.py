@@ -13,19 +13,24 @@ from typing import Any
 
 import pytest
 from mcot.agents.cache import digest_request
+from mcot.agents.messages import ImagePart, ToolResultPart
 from mcot.eval.probes import probe_figures
 from PIL import Image
+from typer.testing import CliRunner
 
+from mcot.cli import app
 from mcot.commands.probe import run_probe
 from mcot.core.errors import UsageError
 from mcot.core.item import Item, write_items
 from mcot.core.rundir import open_run
 from mcot.core.rundir.probes import PROBES, Probe, ProbeLedger, read_probes
 from mcot.probes.conversation import final_request
-from mcot.probes.kinds import Perturbation, perturb
+from mcot.probes.kinds import Perturbation, blank, perturb
+from mcot.probes.run import Asker, ProbePlan
 from mcot.runconfig import RunConfig
 from mcot.runner import run_items
-from mcot.testing import FakeProvider, Reply
+from mcot.testing import Fail, FakeProvider, Reply
+from mcot.viewer import write_viewer
 
 ANSWERS = {"q1": "A", "q2": "A", "q3": "B", "q4": "A", "q5": "B"}
 """q5's model draws nothing (its question says so): it answers from the item's own image, B."""
@@ -161,8 +166,6 @@ def test_a_model_that_ignores_images_changes_no_answer(items_dir: Path, tmp_path
 
 def test_the_unprobed_rebuild_is_the_request_the_model_was_sent(looking: tuple[Path, FakeProvider]) -> None:
     """The conversation rebuilt from the trace, nothing replaced, has the key of the final model turn's request."""
-    from mcot.probes.run import Asker, ProbePlan
-
     run_dir, _ = looking
     run = open_run(run_dir)
     asker = Asker.for_run(run, ProbePlan(arm="canvas", kinds=("blank",)))
@@ -217,3 +220,89 @@ def test_an_arm_without_tools_or_unknown_is_refused_in_one_line(looking: tuple[P
     with pytest.raises(UsageError, match="--kinds takes blank, shuffle, perturb"):
         run_probe(run, arm="canvas", kinds="blank,erase")
     assert not (run / PROBES).exists()
+
+
+def test_probes_are_cached_and_a_failed_call_is_an_error_line_asked_again(
+    looking: tuple[Path, FakeProvider], tmp_path: Path
+) -> None:
+    run, server = looking
+    answer = server.default
+    server.default = Fail(500)
+    assert run_probe(run, arm="canvas", kinds="blank", max_tries=1) == 3
+    errors = [p for p in read_probes(run) if p.status == "error"]
+    assert len(errors) == 4 and all("500" in (p.error or "") for p in errors)
+    server.default = answer
+    cache = tmp_path / "cache"
+    asked = len(server.requests)
+    assert run_probe(run, arm="canvas", kinds="blank", cache=cache) == 0
+    assert len(server.requests) - asked == 4  # the four errors asked again, nothing else
+    assert all(p.status in ("ok", "no_drawing") for p in read_probes(run))
+    (run / PROBES).unlink()
+    asked = len(server.requests)
+    assert run_probe(run, arm="canvas", kinds="blank", cache=cache) == 0
+    assert len(server.requests) == asked  # every probe answered from the response cache
+    answered = [p for p in read_probes(run) if p.status == "ok"]
+    assert len(answered) == 4 and all(p.usage["cached"] and p.usage["cost_usd"] == 0.0 for p in answered)
+
+
+def test_max_cost_needs_a_priced_model(looking: tuple[Path, FakeProvider]) -> None:
+    run, _ = looking
+    with pytest.raises(UsageError, match="--max-cost needs the price"):
+        run_probe(run, arm="canvas", max_cost=1.0)
+
+
+def test_the_command_line_prints_the_figures_and_the_viewer_shows_a_traces_probes(
+    looking: tuple[Path, FakeProvider],
+) -> None:
+    run, _ = looking
+    done = CliRunner().invoke(app, ["probe", str(run), "--arm", "canvas", "--kinds", "blank"], prog_name="mcot")
+    assert done.exit_code == 0, done.output
+    assert (
+        "### Faithfulness probes" in done.output and "| blank | 5 | 1 | 0 | 80.0 | 40.0 | 80.0 | 75.0 |" in done.output
+    )
+    page = write_viewer(run)
+    shards = "".join(path.read_text() for path in (page.parent / "index_files").glob("*.js"))
+    shown = [{"kind": "blank", "status": "ok", "extracted": "B", "changed": True, "correct": False, "images": 1,
+              "error": None}]  # fmt: skip
+    assert json.dumps(shown, separators=(",", ":"))[1:-1] in shards.replace(", ", ",").replace(": ", ":")
+
+
+def test_a_code_arms_blank_removes_the_images_its_cells_showed(tmp_path: Path) -> None:
+    blobs = tmp_path / "blobs"
+    blobs.mkdir()
+    for name, color in (("first", "white"), ("cell", "red"), ("canvas", "blue")):
+        (blobs / f"{name}.png").write_bytes(_png(color))
+    rows = [
+        {"step": 0, "kind": "observation", "text": "the canvas", "image": "blobs/first.png"},
+        {
+            "step": 1,
+            "kind": "model",
+            "text": "",
+            "sent": {"system": "S", "task": "T"},
+            "tool_calls": [{"id": "c1", "name": "python", "arguments": {"code": "show(img)"}}],
+        },
+        {
+            "step": 2,
+            "kind": "tool",
+            "tool": "python",
+            "result": "shown",
+            "error": None,
+            "drawn_by": "tool",
+            "image": "blobs/cell.png",
+            "images": ["blobs/cell.png", "blobs/canvas.png"],
+        },
+        {"step": 3, "kind": "model", "text": "\\boxed{A}"},
+    ]
+    request = final_request(rows, tmp_path, [])
+    assert [(slot.source, slot.blob) for slot in request.slots] == [
+        ("cell", "blobs/cell.png"),
+        ("cell", "blobs/canvas.png"),
+    ]
+
+    def images(messages: list[Any]) -> int:
+        parts = [part for message in messages for part in message.parts]
+        return sum(1 for p in parts if isinstance(p, ImagePart)) + sum(
+            len(p.images) for p in parts if isinstance(p, ToolResultPart)
+        )
+
+    assert images(request.messages()) == 3 and images(request.messages(blank(request))) == 1

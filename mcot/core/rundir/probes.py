@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -123,3 +124,24 @@ class ProbeLedger:
 def read_probes(root: Path) -> list[Probe]:
     """Return the newest probe line per (item id, arm, kind) of a run (empty when it was never probed)."""
     return list(ProbeLedger(root).latest().values())
+
+
+def pair_probes(root: Path, item_id: str, arm: str) -> list[dict[str, Any]]:
+    """Return what the viewer shows of the probes of one (item id, arm): kind, status, extracted, changed, correct."""
+    path = Path(root) / PROBES
+    try:
+        stat = path.stat()
+    except OSError:
+        return []
+    return list(_probes_by_pair(str(path), stat.st_mtime_ns, stat.st_size).get((item_id, arm), ()))
+
+
+@lru_cache(maxsize=4)
+def _probes_by_pair(path: str, mtime_ns: int, size: int) -> dict[tuple[str, str], tuple[dict[str, Any], ...]]:
+    """Return the probes of a file by pair, read once per version of the file (its time and size)."""
+    grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for probe in ProbeLedger(Path(path).parent).latest().values():
+        shown = {"kind": probe.kind, "status": probe.status, "extracted": probe.extracted,
+                 "changed": probe.changed, "correct": probe.correct, "images": probe.images, "error": probe.error}  # fmt: skip
+        grouped.setdefault((probe.id, probe.arm), []).append(shown)
+    return {pair: tuple(lines) for pair, lines in grouped.items()}
