@@ -17,10 +17,11 @@ from mcot.core.rundir.probes import PROBES, read_probes
 from mcot.eval.probes import probe_tables
 from mcot.eval.scoring import check_protocol
 from mcot.probes.kinds import Perturbation, parse_kinds
-from mcot.probes.run import ProbePlan, open_backend, probe_run
+from mcot.probes.run import CallBreaker, ProbePlan, open_backend, probe_run
 
 BUDGET_EXIT = 4
 FAILED_EXIT = 3
+INTERRUPTED_EXIT = 130
 
 
 @validated(ProbeOptions)
@@ -48,10 +49,15 @@ def run_probe(
                      protocol=protocol)  # fmt: skip
     root = Path(run_dir)
     run = open_run(root)
-    backend = open_backend(run, plan)
+    breaker = CallBreaker()
+    backend = open_backend(run, plan, breaker)
     check_endpoints_now(backend)  # a dead endpoint refuses the command before anything is written
     with run_lock(root, "mcot probe"):
-        summary = asyncio.run(probe_run(root, plan, backend))
+        try:
+            summary = asyncio.run(probe_run(root, plan, backend, breaker))
+        except KeyboardInterrupt:  # the probes file holds every line finished so far: a rerun resumes
+            typer.echo(f"mcot: interrupted; re-run the same command to resume ({root / PROBES})", err=True)
+            return INTERRUPTED_EXIT
     typer.echo(summary.line())
     for cause, count in sorted(summary.causes.items(), key=lambda kv: -kv[1]):
         typer.echo(f"  {count} × {cause}")
@@ -61,7 +67,8 @@ def run_probe(
     if summary.stopped == "budget":
         typer.echo("mcot: the --max-cost budget stopped the probes; re-run with a larger one to go on", err=True)
         return BUDGET_EXIT
-    if summary.errors:
-        typer.echo("mcot: some probes failed (see above); re-run the same command to ask them again", err=True)
+    if summary.errors or summary.stopped:
+        why = f"stopped: {summary.stopped}" if summary.stopped else "some probes failed (see above)"
+        typer.echo(f"mcot: {why}; re-run the same command to ask them again", err=True)
         return FAILED_EXIT
     return 0

@@ -24,8 +24,9 @@ from mcot.agents.budget import Budget
 from mcot.agents.cache import CachedBackend
 from mcot.agents.messages import ImagePart, limit_canvas_images
 from mcot.agents.pricing import cost_usd
-from mcot.agents.retry import RetryPolicy
+from mcot.agents.retry import Failure, RetryPolicy
 from mcot.agents.toolbox import RegistryToolbox, toolset
+from mcot.breaker import CircuitBreaker
 from mcot.core.errors import UsageError
 from mcot.core.item import Item
 from mcot.core.rundir import Result, Run, open_run
@@ -74,15 +75,25 @@ class ProbePlan:
     protocol: str = "official"
 
 
-def open_backend(run: Run, plan: ProbePlan) -> ModelBackend:
-    """Return the run's model as the manifest names it, with retries and (when asked) the response cache; raise
-    UsageError for a run without a chat model or a spec that cannot load."""
+class CallBreaker(CircuitBreaker):
+    """The run's circuit breaker as a retry observer: an endpoint that stops answering (or answers 401/403) stops
+    the probes from starting, and the retries of those in flight."""
+
+    def __call__(self, failure: Failure | None) -> None:
+        self.record(failure)
+
+
+def open_backend(run: Run, plan: ProbePlan, breaker: CallBreaker | None = None) -> ModelBackend:
+    """Return the run's model as the manifest names it, with retries (heard by `breaker`) and (when asked) the
+    response cache; raise UsageError for a run without a chat model or a spec that cannot load."""
     spec = run.manifest.model_spec
     if not spec:
         raise UsageError(f"{run.root} names no chat model: only runs of `mcot run` can be probed")
     base_url = run.manifest.model.base_url if run.manifest.model is not None else None
     try:
-        backend: Any = load_model(spec, base_url=base_url, retry=RetryPolicy(max_tries=plan.max_tries))
+        backend: Any = load_model(
+            spec, base_url=base_url, retry=RetryPolicy(max_tries=plan.max_tries, observer=breaker)
+        )
     except Exception as exc:  # an unknown spec or a missing key: the backend's message says what to fix
         raise UsageError(f"cannot use the run's model {spec!r}: {exc}") from exc
     check_priced(plan.max_cost_usd, backend.provider, backend.model, spec)
@@ -91,9 +102,12 @@ def open_backend(run: Run, plan: ProbePlan) -> ModelBackend:
     return backend
 
 
-async def probe_run(root: Path, plan: ProbePlan, backend: ModelBackend) -> ProbeSummary:
+async def probe_run(
+    root: Path, plan: ProbePlan, backend: ModelBackend, breaker: CircuitBreaker | None = None
+) -> ProbeSummary:
     """Probe every finished pair of `plan.arm` in every kind of `plan.kinds` that has no finished line yet; return
-    what was done. The caller holds the run's lock."""
+    what was done. No probe starts once `plan.max_cost_usd` is spent or `breaker` is open (those left have no line:
+    the next session asks them). The caller holds the run's lock."""
     run = open_run(Path(root))
     asker = Asker.for_run(run, plan, backend)
     requests = asker.requests
@@ -111,6 +125,9 @@ async def probe_run(root: Path, plan: ProbePlan, backend: ModelBackend) -> Probe
             async with gate:
                 if plan.max_cost_usd is not None and summary.spent_usd >= plan.max_cost_usd:
                     summary.stopped = "budget"
+                    return
+                if breaker is not None and breaker.opened is not None:
+                    summary.stopped = breaker.opened
                     return
                 probe = await asker.probe(item_id, kind)
                 ledger.append(probe)

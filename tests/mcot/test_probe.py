@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from io import BytesIO
 from pathlib import Path
@@ -306,3 +311,53 @@ def test_a_code_arms_blank_removes_the_images_its_cells_showed(tmp_path: Path) -
         )
 
     assert images(request.messages()) == 3 and images(request.messages(blank(request))) == 1
+
+
+def test_max_cost_stops_starting_probes_and_a_larger_budget_resumes(
+    items_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-local-test")
+    with FakeProvider(default=looker) as server:
+        config = RunConfig(data=items_dir, model="openai:gpt-4o", base_url=[server.openai_url], out=tmp_path / "run",
+                           mode="canvas", concurrency=1)  # fmt: skip
+        run = config.out
+        assert run_items(config, quiet=True).done == len(ANSWERS)
+        asked = len(server.requests)
+        # each answer costs 100 input and 20 output tokens of gpt-4o: $0.00045; three reach $0.001
+        assert run_probe(run, arm="canvas", kinds="blank", max_cost=0.001, concurrency=1) == 4
+        assert len(server.requests) - asked == 3 and len(read_probes(run)) == 3
+        spent = sum(p.usage["cost_usd"] for p in read_probes(run))
+        assert spent == pytest.approx(3 * 0.00045)
+        assert run_probe(run, arm="canvas", kinds="blank", max_cost=1.0, concurrency=1) == 0
+        assert len(server.requests) - asked == 4 and len(read_probes(run)) == len(ANSWERS)
+
+
+@pytest.mark.timeout(180)
+def test_a_probe_killed_mid_way_resumes_without_asking_a_finished_probe_again(
+    looking: tuple[Path, FakeProvider],
+) -> None:
+    run, server = looking
+    server.latency_s = 0.3
+    asked = len(server.requests)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcot", "probe", str(run), "--arm", "canvas", "--kinds", "blank,shuffle",
+         "--concurrency", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and proc.poll() is None:
+        if (run / PROBES).is_file() and len(list(ProbeLedger(run).records())) >= 3:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.communicate()[1][-2000:]
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    server.latency_s = 0.0
+    finished = [p for p in read_probes(run) if p.status == "ok"]
+    before_resume = len(server.requests)
+    assert 2 <= len(finished) < 8
+    assert run_probe(run, arm="canvas", kinds="blank,shuffle") == 0
+    # the resume asked for the 8 answered probes not finished before the kill (one may have been in flight)
+    assert len(server.requests) - before_resume == 8 - len(finished)
+    assert len(server.requests) - asked <= 8 + 1
+    assert len(read_probes(run)) == 2 * len(ANSWERS)
