@@ -63,7 +63,8 @@ def run_probe(
         typer.echo(f"  {count} × {cause}")
     for table in probe_tables({run.manifest.model_spec or "model": read_probes(root)}):
         typer.echo(table.markdown())
-    typer.echo(f"wrote {root / PROBES}")
+    typer.echo(f"wrote {root / PROBES}; `mcot score {root}` puts the table in its report, `mcot view {root}` each "
+               "trace's probes in the viewer")  # fmt: skip
     if summary.stopped == "budget":
         typer.echo("mcot: the --max-cost budget stopped the probes; re-run with a larger one to go on", err=True)
         return BUDGET_EXIT

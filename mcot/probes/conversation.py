@@ -57,11 +57,6 @@ class FinalRequest:
     output_tokens: int = 0
 
     @property
-    def drew(self) -> bool:
-        """Return whether the model drew (or a cell showed an image) before its final answer."""
-        return bool(self.slots) or self.first_drawing is not None
-
-    @property
     def first_drawing(self) -> int | None:
         """Return the trace line of the model's first drawing (or first cell image), None when there is none."""
         for number, row in enumerate(self.rows[: self.final_step]):
@@ -169,7 +164,7 @@ def final_request(
     request.before = seen_before[-1] if seen_before else None
     for number, row in enumerate(rows[start:final], start):
         kind = row.get("kind")
-        if kind == "observation":
+        if kind == "observation" and sees_canvas:  # a blind arm was never shown its drawing: nothing to change
             request.slots.append(Slot(len(request.slots), "observation", number, _seen(row)))
         elif kind == "tool" and sees_canvas:
             source: Literal["tool", "cell"] = "cell" if row.get("tool") == CODE_TOOL else "tool"

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from handmade import MakeRun, ok
+from mcot.eval.probes import TITLE, probe_figures, probe_tables, study_probe_tables
+from mcot.eval.scoring import score_run
 
 from mcot.core.item import Item
 from mcot.core.rundir.probes import PROBES, Probe
-from mcot.eval.probes import TITLE, probe_figures, probe_tables, study_probe_tables
-from mcot.eval.scoring import score_run
 
 
 def line(item_id: str, kind: str, original: bool, probed: bool, changed: bool, **extra: object) -> Probe:
@@ -62,7 +62,9 @@ def test_the_run_report_and_the_study_report_show_the_probes(make_run: MakeRun) 
     run = _probed_run(make_run)
     score_run(run, figures=False)
     markdown = (run / "report.md").read_text()
-    assert f"### {TITLE}" in markdown and "| offline | canvas | gepbench | blank | 2 | 0 | 0 | 100.0 | 0.0 |" in markdown
+    assert (
+        f"### {TITLE}" in markdown and "| offline | canvas | gepbench | blank | 2 | 0 | 0 | 100.0 | 0.0 |" in markdown
+    )
     assert TITLE in (run / "report.html").read_text()
     [table] = study_probe_tables({"model-a": run, "model-b": run})
     assert [row[0] for row in table.rows] == ["model-a", "model-b"]

@@ -361,3 +361,14 @@ def test_a_probe_killed_mid_way_resumes_without_asking_a_finished_probe_again(
     assert len(server.requests) - before_resume == 8 - len(finished)
     assert len(server.requests) - asked <= 8 + 1
     assert len(read_probes(run)) == 2 * len(ANSWERS)
+
+
+def test_a_blind_arm_was_never_shown_its_drawing_so_nothing_is_asked(items_dir: Path, tmp_path: Path) -> None:
+    with FakeProvider(default=looker) as server:
+        config = RunConfig(data=items_dir, model="openai-compatible:local-vlm", base_url=[server.openai_url],
+                           out=tmp_path / "run", mode="canvas-blind", concurrency=1)  # fmt: skip
+        assert run_items(config, quiet=True).done == len(ANSWERS)
+        asked = len(server.requests)
+        assert run_probe(config.out, arm="canvas-blind", kinds="blank") == 0
+        assert len(server.requests) == asked
+    assert {p.status for p in read_probes(config.out)} == {"no_drawing"}
