@@ -20,6 +20,7 @@ import pytest
 from mcot.agents.cache import digest_request
 from mcot.agents.messages import ImagePart, ToolResultPart
 from mcot.eval.probes import probe_figures
+from mcot.tools.code.sandbox import sandbox_problem
 from PIL import Image
 from typer.testing import CliRunner
 
@@ -372,3 +373,27 @@ def test_a_blind_arm_was_never_shown_its_drawing_so_nothing_is_asked(items_dir: 
         assert run_probe(config.out, arm="canvas-blind", kinds="blank") == 0
         assert len(server.requests) == asked
     assert {p.status for p in read_probes(config.out)} == {"no_drawing"}
+
+
+CELL = ("python", {"code": 'from PIL import Image\nImage.new("RGB", (32, 32), "red")'})
+
+
+def coder(body: dict[str, Any]) -> Reply:
+    """Shows a red image from a cell on its first turn, then answers A when the last image it sees holds red."""
+    if body.get("tools") and _turns(body) == 0:
+        return Reply("Let me compute.", tool_calls=[CELL])
+    return Reply("\\boxed{A}" if _red(_last_image(body)) else "\\boxed{B}")
+
+
+@pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
+def test_the_code_arms_blank_leaves_out_what_the_cells_showed_and_flips_a_model_that_reads_it(
+    items_dir: Path, tmp_path: Path
+) -> None:
+    with FakeProvider(default=coder) as server:
+        config = RunConfig(data=items_dir, model="openai-compatible:local-vlm", base_url=[server.openai_url],
+                           out=tmp_path / "run", mode="code", concurrency=1, limit=2)  # fmt: skip
+        assert run_items(config, quiet=True).done == 2
+        assert run_probe(config.out, arm="code", kinds="blank") == 0
+    probes = {p.id: p for p in read_probes(config.out)}
+    assert set(probes) == {"q1", "q2"}
+    assert all(p.original == "A" and p.extracted == "B" and p.changed and p.images == 1 for p in probes.values())
