@@ -18,10 +18,10 @@ from pydantic import Field, ValidationError
 
 from mcot.core.rundir.errors import RunDirError
 from mcot.core.rundir.jsonl import iter_jsonl, json_line
+from mcot.core.rundir.layout import PROBES
 from mcot.core.rundir.ledger import repair_torn_tail
 from mcot.core.rundir.versions import SCHEMA_KEY, OpenRecord, validation_message, versioned
 
-PROBES = "probes.jsonl"
 PROBE_VERSION = 1
 """probes.jsonl: 1, the first version (every line carries it)."""
 ProbeStatus = Literal["ok", "error", "no_drawing"]
