@@ -129,7 +129,11 @@ async def probe_run(
                 if breaker is not None and breaker.opened is not None:
                     summary.stopped = breaker.opened
                     return
-                probe = await asker.probe(item_id, kind)
+                try:
+                    probe = await asker.probe(item_id, kind)
+                except Exception as exc:  # an unreadable image or blob: this probe's error line, never the session's
+                    probe = Probe(id=item_id, arm=plan.arm, kind=kind, status="error",
+                                  error=f"{type(exc).__name__}: {exc}"[:500])  # fmt: skip
                 ledger.append(probe)
                 summary.spent_usd += _cost(probe)
                 if probe.status == "no_drawing":

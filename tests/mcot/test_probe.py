@@ -397,3 +397,25 @@ def test_the_code_arms_blank_leaves_out_what_the_cells_showed_and_flips_a_model_
     probes = {p.id: p for p in read_probes(config.out)}
     assert set(probes) == {"q1", "q2"}
     assert all(p.original == "A" and p.extracted == "B" and p.changed and p.images == 1 for p in probes.values())
+
+
+def test_a_missing_image_is_an_error_line_with_its_reason_asked_again_once_it_is_back(
+    looking: tuple[Path, FakeProvider],
+) -> None:
+    run_dir, server = looking
+    run = open_run(run_dir)
+    rows = run.trace("q1", "canvas")
+    assert rows is not None
+    (slot,) = final_request(rows, run.root, [run.items_root / "images/q1.png"]).slots
+    kept = (run_dir / slot.blob).read_bytes()
+    (run_dir / slot.blob).unlink()  # every drawing item saw the same canvas: one blob, shared
+    asked = len(server.requests)
+    assert run_probe(run_dir, arm="canvas", kinds="blank") == 3
+    assert len(server.requests) == asked
+    probes = _by_key(run_dir)
+    assert all(probes[(i, "blank")].status == "error" for i in ("q1", "q2", "q3", "q4"))
+    assert "missing from the run's blobs" in (probes[("q1", "blank")].error or "")
+    (run_dir / slot.blob).write_bytes(kept)
+    assert run_probe(run_dir, arm="canvas", kinds="blank") == 0
+    assert len(server.requests) - asked == 4
+    assert {p.status for p in read_probes(run_dir)} == {"ok", "no_drawing"}
