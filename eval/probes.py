@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcot.eval.tables import Table, pct
+from mcot.eval.stats import mcnemar_exact, wilson_interval
+from mcot.eval.tables import Table, num, pct
 
 from mcot.core.rundir import Run
 from mcot.core.rundir.probes import Probe, read_probes
@@ -37,6 +38,8 @@ class ProbeFigures:
     correct_unprobed: int
     flipped: int
     """Pairs correct unprobed and wrong under the probe."""
+    gained: int = 0
+    """Pairs wrong unprobed and correct under the probe."""
 
     @property
     def changed_share(self) -> float | None:
@@ -52,6 +55,18 @@ class ProbeFigures:
     def accuracy_unprobed(self) -> float | None:
         """Return the accuracy of the same pairs unprobed."""
         return self.correct_unprobed / self.n if self.n else None
+
+    @property
+    def mcnemar_p(self) -> float:
+        """Return the exact McNemar p of unprobed against probed correctness on the same pairs (1.0: no flip)."""
+        return mcnemar_exact(self.flipped, self.gained)
+
+    def dependence_interval(self) -> tuple[float, float] | None:
+        """Return the Wilson 95 % interval of the drawing dependence (None without answers correct unprobed)."""
+        if not self.correct_unprobed:
+            return None
+        interval = wilson_interval(self.flipped, self.correct_unprobed)
+        return interval.low, interval.high
 
     @property
     def dependence(self) -> float | None:
@@ -80,6 +95,7 @@ def probe_figures(model: str, probes: Sequence[Probe]) -> list[ProbeFigures]:
                 correct=sum(1 for line in counted if line.correct),
                 correct_unprobed=sum(1 for line in counted if line.original_correct),
                 flipped=sum(1 for line in counted if line.original_correct and not line.correct),
+                gained=sum(1 for line in counted if not line.original_correct and line.correct),
             )
         )
     return out
@@ -101,8 +117,10 @@ def probe_tables(probes_by_model: Mapping[str, Sequence[Probe]]) -> list[Table]:
             str(f.errors),
             pct(f.accuracy_unprobed),
             pct(f.accuracy),
+            num(f.mcnemar_p, 3),
             pct(f.changed_share),
             pct(f.dependence) if f.kind == "blank" else "—",
+            _interval(f.dependence_interval()) if f.kind == "blank" else "—",
         ]
         for f in figures
     ]
@@ -111,16 +129,22 @@ def probe_tables(probes_by_model: Mapping[str, Sequence[Probe]]) -> list[Table]:
         "changed: blank — the canvas before the drawing; shuffle — another item's drawings; perturb — its own "
         "elements moved or mirrored. Changed: the answer read differs from the unprobed one. Drawing dependence: "
         "of the answers correct unprobed, the share that become wrong when the drawing is removed (blank). "
-        'Pairs whose model drew nothing count as unchanged (column "no drawing"); errors are not counted in n.'
+        'Pairs whose model drew nothing count as unchanged (column "no drawing"); errors are not counted in n. '
+        "McNemar p: the exact test of unprobed against probed correctness on the same pairs; the interval of the "
+        "drawing dependence is Wilson's (95 %)."
     ]
     columns = ["Model", "Arm", "Benchmark", "Probe", "n", "no drawing", "errors", "Unprobed (%)", "Probed (%)",
-               "Changed (%)", "Drawing dependence (%)"]  # fmt: skip
+               "McNemar p", "Changed (%)", "Drawing dependence (%)", "95 % interval"]  # fmt: skip
     return [Table(TITLE, columns, rows, notes)]
 
 
 def run_probe_tables(run: Run) -> list[Table]:
     """Return the probes table of a run that was probed (`mcot probe`), else no table."""
     return probe_tables({run.manifest.model_spec or "model": read_probes(Path(run.root))})
+
+
+def _interval(bounds: tuple[float, float] | None) -> str:
+    return "—" if bounds is None else f"{pct(bounds[0])}–{pct(bounds[1])}"
 
 
 def _rank(kind: str) -> tuple[int, str]:

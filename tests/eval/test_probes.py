@@ -44,6 +44,9 @@ def test_the_figures_are_the_hand_counts() -> None:
     assert rows["blank"]["Changed (%)"] == "60.0" and rows["blank"]["Drawing dependence (%)"] == "66.7"
     assert rows["blank"]["Unprobed (%)"] == "60.0" and rows["blank"]["Probed (%)"] == "40.0"
     assert rows["shuffle"]["Drawing dependence (%)"] == "—"  # the figure is blank's only
+    # b = 2 flipped (a, b), c = 1 gained (d): exact McNemar 2 * (C(3,0) + C(3,1)) / 2^3 = 1.0; Wilson of 2 in 3
+    assert (blank.flipped, blank.gained, blank.mcnemar_p) == (2, 1, 1.0)
+    assert rows["blank"]["McNemar p"] == "1.000" and rows["blank"]["95 % interval"] == "20.8–93.9"
 
 
 def test_no_probes_no_table() -> None:
@@ -63,7 +66,8 @@ def test_the_run_report_and_the_study_report_show_the_probes(make_run: MakeRun) 
     score_run(run, figures=False)
     markdown = (run / "report.md").read_text()
     assert (
-        f"### {TITLE}" in markdown and "| offline | canvas | gepbench | blank | 2 | 0 | 0 | 100.0 | 0.0 |" in markdown
+        f"### {TITLE}" in markdown
+        and "| offline | canvas | gepbench | blank | 2 | 0 | 0 | 100.0 | 0.0 | 0.500 |" in markdown
     )
     assert TITLE in (run / "report.html").read_text()
     [table] = study_probe_tables({"model-a": run, "model-b": run})

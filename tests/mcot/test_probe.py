@@ -155,6 +155,8 @@ def test_removing_the_drawing_flips_the_answers_of_a_model_that_reads_its_last_i
     assert (blank.n, blank.no_drawing, blank.changed) == (5, 1, 4)
     assert (blank.correct_unprobed, blank.correct, blank.flipped) == (4, 2, 3)
     assert blank.dependence == 0.75 and blank.changed_share == 0.8 and blank.accuracy == 0.4
+    # q3 became right: McNemar b = 3, c = 1, p = 2 * (C(4,0) + C(4,1)) / 2^4
+    assert blank.gained == 1 and blank.mcnemar_p == 2 * (1 + 4) / 16
 
 
 def test_a_model_that_ignores_images_changes_no_answer(items_dir: Path, tmp_path: Path) -> None:
@@ -264,7 +266,8 @@ def test_the_command_line_prints_the_figures_and_the_viewer_shows_a_traces_probe
     done = CliRunner().invoke(app, ["probe", str(run), "--arm", "canvas", "--kinds", "blank"], prog_name="mcot")
     assert done.exit_code == 0, done.output
     assert (
-        "### Faithfulness probes" in done.output and "| blank | 5 | 1 | 0 | 80.0 | 40.0 | 80.0 | 75.0 |" in done.output
+        "### Faithfulness probes" in done.output
+        and "| blank | 5 | 1 | 0 | 80.0 | 40.0 | 0.625 | 80.0 | 75.0 | 30.1–95.4 |" in done.output
     )
     page = write_viewer(run)
     shards = "".join(path.read_text() for path in (page.parent / "index_files").glob("*.js"))
