@@ -290,6 +290,7 @@ class ProbeOptions(_Checked):
     kinds: str = option("blank,shuffle,perturb", metavar="KINDS",
                         help="comma-separated probes: blank (the drawing removed), shuffle (another item's drawings), "
                         "perturb (the drawing moved by --shift, or mirrored with --mirror)")  # fmt: skip
+    limit: int | None = option(None, ge=1, metavar="N", help="only the arm's first N finished pairs (items' order)")
     seed: int = option(0, metavar="SEED", help="seed of shuffle's choice of the item whose drawings are shown")
     shift: float = option(20.0, ge=-4096, le=4096, metavar="PX",
                           help="perturb: pixels the model's elements move right and down")  # fmt: skip

@@ -1,5 +1,5 @@
-"""`mcot probe RUN --arm ARM [--kinds blank,shuffle,perturb] [--seed S] [--shift PX | --mirror] [--cache DIR]
-[--max-cost USD]`: faithfulness probes of an arm's finished pairs into RUN/probes.jsonl."""
+"""`mcot probe RUN --arm ARM [--kinds blank,shuffle,perturb] [--limit N] [--seed S] [--shift PX | --mirror]
+[--protocol P] [--cache DIR] [--max-cost USD]`: faithfulness probes of an arm's finished pairs into RUN/probes.jsonl."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ def run_probe(
     run_dir: Path,
     arm: str,
     kinds: str = "blank,shuffle,perturb",
+    limit: int | None = None,
     seed: int = 0,
     shift: float = 20.0,
     mirror: bool = False,
@@ -46,7 +47,7 @@ def run_probe(
         raise UsageError(str(exc)) from exc
     plan = ProbePlan(arm=arm, kinds=parse_kinds(kinds), seed=seed, perturbation=Perturbation(shift, mirror),
                      cache=cache, max_cost_usd=max_cost, concurrency=concurrency, max_tries=max_tries,
-                     protocol=protocol)  # fmt: skip
+                     protocol=protocol, limit=limit)  # fmt: skip
     root = Path(run_dir)
     run = open_run(root)
     breaker = CallBreaker()

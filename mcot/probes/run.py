@@ -73,6 +73,7 @@ class ProbePlan:
     concurrency: int = 4
     max_tries: int = 6
     protocol: str = "official"
+    limit: int | None = None
 
 
 class CallBreaker(CircuitBreaker):
@@ -114,7 +115,8 @@ async def probe_run(
     ledger = ProbeLedger(run.root)
     before = ledger.latest()
     summary = ProbeSummary(spent_usd=sum(_cost(line) for line in ledger.records()))
-    todo = [(item_id, kind) for item_id in requests for kind in plan.kinds]
+    chosen = list(requests)[: plan.limit] if plan.limit is not None else list(requests)
+    todo = [(item_id, kind) for item_id in chosen for kind in plan.kinds]
     summary.kept = sum(1 for item_id, kind in todo if (p := before.get((item_id, plan.arm, kind))) and p.done)
     todo = [(i, k) for i, k in todo if not ((p := before.get((i, plan.arm, k))) and p.done)]
     gate = asyncio.Semaphore(plan.concurrency)

@@ -422,3 +422,12 @@ def test_a_missing_image_is_an_error_line_with_its_reason_asked_again_once_it_is
     assert run_probe(run_dir, arm="canvas", kinds="blank") == 0
     assert len(server.requests) - asked == 4
     assert {p.status for p in read_probes(run_dir)} == {"ok", "no_drawing"}
+
+
+def test_limit_probes_the_first_pairs_and_a_later_session_the_rest(looking: tuple[Path, FakeProvider]) -> None:
+    run, server = looking
+    asked = len(server.requests)
+    assert run_probe(run, arm="canvas", kinds="blank", limit=2) == 0
+    assert sorted(p.id for p in read_probes(run)) == ["q1", "q2"] and len(server.requests) - asked == 2
+    assert run_probe(run, arm="canvas", kinds="blank") == 0
+    assert len(read_probes(run)) == len(ANSWERS) and len(server.requests) - asked == 4
