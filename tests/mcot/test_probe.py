@@ -25,6 +25,7 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from mcot.cli import app
+from mcot.commands.gen_games import gen_games
 from mcot.commands.probe import run_probe
 from mcot.core.errors import UsageError
 from mcot.core.item import Item, write_items
@@ -431,3 +432,21 @@ def test_limit_probes_the_first_pairs_and_a_later_session_the_rest(looking: tupl
     assert sorted(p.id for p in read_probes(run)) == ["q1", "q2"] and len(server.requests) - asked == 2
     assert run_probe(run, arm="canvas", kinds="blank") == 0
     assert len(read_probes(run)) == len(ANSWERS) and len(server.requests) - asked == 4
+
+
+@pytest.mark.parametrize("arm", ["tools", "look"])
+def test_every_rebuilt_request_of_an_offline_run_has_the_key_its_trace_recorded(tmp_path: Path, arm: str) -> None:
+    """Domain tools that draw, zooms, grids: the rebuild is the request the offline policy answered, pair by pair."""
+    gen_games(out=tmp_path / "items", task="all", n=1, seed=0)
+    run_items(RunConfig(data=tmp_path / "items", model="offline", out=tmp_path / "run", mode=arm), quiet=True)
+    run = open_run(tmp_path / "run")
+    asker = Asker.for_run(run, ProbePlan(arm=arm, kinds=("blank",)))
+    rebuilt = 0
+    for item_id, request in asker.requests.items():
+        assert not isinstance(request, str), request
+        rows = run.trace(item_id, arm)
+        assert rows is not None
+        sent = asker.model_request(run.items[item_id], request, request.messages())
+        assert digest_request("offline", sent).key == rows[request.final_step]["request_key"], item_id
+        rebuilt += 1
+    assert rebuilt == len(run.items)
