@@ -1,0 +1,6 @@
+"""Faithfulness probes (`mcot probe`): does an answer depend on what the model drew?
+
+`conversation` rebuilds a finished pair's final request from its trace and marks the images the model saw after
+its first drawing; `kinds` says what each probe (blank, shuffle, perturb) puts in their place; `run` asks the run's
+model again and writes RUN/probes.jsonl (`mcot.core.rundir.probes`). The figures are `mcot.eval.probes`.
+"""
