@@ -16,8 +16,9 @@ from mcot.core.rundir import open_run, run_lock
 from mcot.core.rundir.probes import PROBES, read_probes
 from mcot.eval.probes import probe_tables
 from mcot.eval.scoring import check_protocol
+from mcot.probes.asker import ProbePlan
 from mcot.probes.kinds import Perturbation, parse_kinds
-from mcot.probes.run import CallBreaker, ProbePlan, open_backend, probe_run
+from mcot.probes.run import CallBreaker, open_backend, probe_run
 
 BUDGET_EXIT = 4
 FAILED_EXIT = 3

@@ -31,9 +31,9 @@ from mcot.core.errors import UsageError
 from mcot.core.item import Item, write_items
 from mcot.core.rundir import open_run
 from mcot.core.rundir.probes import PROBES, Probe, ProbeLedger, read_probes
+from mcot.probes.asker import Asker, ProbePlan
 from mcot.probes.conversation import final_request
 from mcot.probes.kinds import Perturbation, blank, perturb
-from mcot.probes.run import Asker, ProbePlan
 from mcot.runconfig import RunConfig
 from mcot.runner import run_items
 from mcot.testing import Fail, FakeProvider, Reply
