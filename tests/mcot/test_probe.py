@@ -20,6 +20,7 @@ import pytest
 from mcot.agents.cache import digest_request
 from mcot.agents.messages import ImagePart, ToolResultPart
 from mcot.eval.probes import probe_figures
+from mcot.eval.scoring import score_run
 from mcot.tools.code.sandbox import sandbox_problem
 from PIL import Image
 from typer.testing import CliRunner
@@ -36,6 +37,8 @@ from mcot.probes.conversation import final_request
 from mcot.probes.kinds import Perturbation, blank, perturb
 from mcot.runconfig import RunConfig
 from mcot.runner import run_items
+from mcot.study.config import ModelEntry, StudyConfig
+from mcot.study.report import build_study_report
 from mcot.testing import Fail, FakeProvider, Reply
 from mcot.viewer import write_viewer
 
@@ -450,3 +453,14 @@ def test_every_rebuilt_request_of_an_offline_run_has_the_key_its_trace_recorded(
         assert digest_request("offline", sent).key == rows[request.final_step]["request_key"], item_id
         rebuilt += 1
     assert rebuilt == len(run.items)
+
+
+def test_the_study_report_holds_the_probes_of_its_runs(looking: tuple[Path, FakeProvider], tmp_path: Path) -> None:
+    run, _ = looking
+    assert run_probe(run, arm="canvas", kinds="blank") == 0
+    score_run(run, figures=False)
+    config = StudyConfig(source=tmp_path / "STUDY.toml", data=(tmp_path / "items",), arms=("canvas",),
+                         models=(ModelEntry(spec="openai-compatible:local-vlm", name="local"),))  # fmt: skip
+    markdown, page = build_study_report(config, {"local": run}, tmp_path / "study")
+    assert "### Faithfulness probes" in markdown and "| local | canvas | gepbench | blank | 5 | 1 |" in markdown
+    assert "Faithfulness probes" in page
