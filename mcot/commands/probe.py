@@ -15,7 +15,7 @@ from mcot.core.options import validated
 from mcot.core.rundir import open_run, run_lock
 from mcot.core.rundir.probes import PROBES, read_probes
 from mcot.eval.probes import probe_tables
-from mcot.eval.scoring import check_protocol
+from mcot.eval.scoring import BOTH, check_protocol
 from mcot.probes.asker import ProbePlan
 from mcot.probes.kinds import Perturbation, parse_kinds
 from mcot.probes.run import CallBreaker, open_backend, probe_run
@@ -43,9 +43,11 @@ def run_probe(
     """Probe the finished pairs of `arm`, print the figures; return 0, 3 when some probes failed, 4 when the
     `max_cost` budget stopped it (re-running the same command resumes)."""
     try:
-        check_protocol(protocol)
+        protocol = check_protocol(protocol)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
+    if protocol == BOTH:
+        raise UsageError("--protocol both is for `mcot score`; a probe reads its answers with one protocol")
     plan = ProbePlan(arm=arm, kinds=parse_kinds(kinds), seed=seed, perturbation=Perturbation(shift, mirror),
                      cache=cache, max_cost_usd=max_cost, concurrency=concurrency, max_tries=max_tries,
                      protocol=protocol, limit=limit)  # fmt: skip

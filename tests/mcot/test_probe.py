@@ -229,6 +229,10 @@ def test_an_arm_without_tools_or_unknown_is_refused_in_one_line(looking: tuple[P
     run, _ = looking
     with pytest.raises(UsageError, match="no arm 'tools'"):
         run_probe(run, arm="tools")
+    with pytest.raises(UsageError, match="--protocol both is for `mcot score`"):
+        run_probe(run, arm="canvas", protocol="both")
+    with pytest.raises(UsageError, match="unknown scoring protocol 'lenient'"):
+        run_probe(run, arm="canvas", protocol="lenient")
     with pytest.raises(UsageError, match="--kinds takes blank, shuffle, perturb"):
         run_probe(run, arm="canvas", kinds="blank,erase")
     assert not (run / PROBES).exists()
