@@ -156,7 +156,7 @@ class Asker:
                 "answer": text,
                 "extracted": scored.extracted,
                 "correct": scored.correct,
-                "changed": (scored.extracted or "").strip() != (original.extracted or "").strip(),
+                "changed": _same_answer(scored.extracted) != _same_answer(original.extracted),
                 "images": changed_images,
                 "usage": {
                     "input_tokens": usage.input_tokens,
@@ -207,6 +207,11 @@ def _hints(item: Item, arm: str) -> dict[str, Any]:
     return {"id": item.id, "benchmark": item.benchmark, "category": item.category, "question": item.question,
             "choices": list(item.choices) if item.choices else None, "answer_type": item.answer_type,
             "mode": arm}  # fmt: skip
+
+
+def _same_answer(extracted: str | None) -> str:
+    """Return an extracted answer as `changed` compares it: case and runs of whitespace ignored."""
+    return " ".join((extracted or "").split()).casefold()
 
 
 def probe_cost(probe: Probe) -> float:
