@@ -26,6 +26,7 @@ from mcot.eval.cost import cost_table
 from mcot.eval.errors import EvalError
 from mcot.eval.figures import Figures, write_figures
 from mcot.eval.headline import ArmFigure, Difference, arm_figure, difference
+from mcot.eval.probes import run_probe_tables
 from mcot.eval.protocol_names import OFFICIAL, ROBUST
 from mcot.eval.registry import scoring_spec
 from mcot.eval.stats import SMALL_DISCORDANCE, holm
@@ -387,7 +388,7 @@ def build_report(
     lead = name_protocol([headline], protocol) if headline is not None else []
     lead += tool_use_tables(tool_use(run, scores))
     lead += code_use_tables(code_use(run))
-    tables = protocol_tables(run, scores, protocol)
+    tables = protocol_tables(run, scores, protocol) + run_probe_tables(run)
     if robust is not None:
         tables += protocol_tables(run, robust, ROBUST)
         tables.append(differences_table(run, scores, robust))

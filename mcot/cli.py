@@ -25,6 +25,7 @@ from mcot.command_options import (
     McpServeOptions,
     PlanOptions,
     PluginsOptions,
+    ProbeOptions,
     ScoreOptions,
     SelectHardestOptions,
     StudyOptions,
@@ -154,6 +155,15 @@ _declare(
     "compare",
     "run_compare",
     "Arms on the same items: paired differences, intervals, McNemar, Holm, detectable difference, flips.",
+)
+_declare(
+    app,
+    "probe",
+    ProbeOptions,
+    "probe",
+    "run_probe",
+    "Does the drawing matter? Ask the run's model again for an arm's final answers with its own drawings removed, "
+    "swapped or moved; RUN/probes.jsonl (exit 3: some probes failed, 4: --max-cost stopped it).",
 )
 _declare(
     app,

@@ -292,3 +292,25 @@ class SelectHardestOptions(_Checked):
     share: float = option(0.10, metavar="SHARE", help="the fraction of the items to keep, hardest first (0.10: 10 %)")
     more: list[Path] | None = option(None, argument=True, metavar="RUN",
                                      help="more scored runs (`--runs A B C`): every model and arm of each counts")  # fmt: skip
+
+
+@dataclass(kw_only=True)
+class ProbeOptions(_Checked):
+    """`mcot probe`."""
+
+    run_dir: Path = option(argument=True, metavar="RUN", help="run directory made by `mcot run`")
+    arm: str = option(metavar="ARM", help="the arm whose finished pairs are probed (canvas, tools, code, …)")
+    kinds: str = option("blank,shuffle,perturb", metavar="KINDS",
+                        help="comma-separated probes: blank (the drawing removed), shuffle (another item's drawings), "
+                        "perturb (the drawing moved by --shift, or mirrored with --mirror)")  # fmt: skip
+    limit: int | None = option(None, ge=1, metavar="N", help="only the arm's first N finished pairs (items' order)")
+    seed: int = option(0, metavar="SEED", help="seed of shuffle's choice of the item whose drawings are shown")
+    shift: float = option(20.0, ge=-4096, le=4096, metavar="PX",
+                          help="perturb: pixels the model's elements move right and down")  # fmt: skip
+    mirror: bool = option(False, help="perturb: mirror the model's elements about the canvas's vertical centre line")
+    protocol: str = option("official", metavar="PROTOCOL", help="the protocol that reads the answers: {protocols}")
+    cache: Path | None = option(None, metavar="DIR",
+                                help="response cache: an identical request is answered from DIR (temperature 0)")  # fmt: skip
+    max_cost: float | None = option(None, gt=0, metavar="USD", help="stop starting probes once they cost this much")
+    concurrency: int = option(4, ge=1, le=1024, metavar="K", help="most probes in flight")
+    max_tries: int = option(6, ge=1, le=20, metavar="N", help="tries per model call (retries on 429, 5xx, time-outs)")

@@ -42,6 +42,7 @@ from mcot.core.rundir import (
     open_run,
     write_text_atomic,
 )
+from mcot.core.rundir.probes import pair_probes
 from mcot.core.rundir.traces import sent_to_model
 from mcot.eval.advice import MISSING_STATUS
 from mcot.eval.ratings import rating_form
@@ -251,6 +252,7 @@ def _detail(
         "method": score.method if score is not None else None,
         "judge": (score.judge or {}).get("spec") if score is not None else None,
         "verdict": trace_verdict(score),
+        "probes": pair_probes(run.root, item_id, arm),  # `mcot probe`'s lines of this pair (RUN/probes.jsonl)
         "sent": sent_to_model(steps),  # the system prompt and tool schemas, as sent
         "steps": [_shown_step(step, links) for step in steps],
     }

@@ -23,6 +23,7 @@ from mcot.eval.caveats import is_offline, run_caveats
 from mcot.eval.code_use import code_use, code_use_tables
 from mcot.eval.cost import study_cost_tables
 from mcot.eval.figures import FIGURES_DIR, FigureFile, StudyPoint, study_figure
+from mcot.eval.probes import study_probe_tables
 from mcot.eval.registry import scoring_spec
 from mcot.eval.report import (
     BASE_ARM,
@@ -291,6 +292,7 @@ def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path)
             table.title = f"{table.title} — {model}"
             use.append(table)
     cost = study_cost_tables(runs)
+    probes = study_probe_tables(runs)
     figure, figure_note = _figure(rows, out)
     specs = [model.spec for model in config.models if model.name in runs]
     caveat = run_caveats(specs, [entry.run.manifest for entry in study.runs.values()])
@@ -309,6 +311,7 @@ def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path)
         answer,
         *([flags] if flags.lines else []),
         *per_benchmark,
+        *([Section("Faithfulness probes", probes)] if probes else []),
         *([Section("Cost and efficiency", cost)] if cost else []),
         Section("Details", [details]),
         *([Section("Tool use", use)] if use else []),

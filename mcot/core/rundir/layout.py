@@ -9,6 +9,8 @@ import re
 MANIFEST = "manifest.json"
 RESULTS = "results.jsonl"
 SCORES = "scores.jsonl"
+PROBES = "probes.jsonl"
+"""`mcot probe`'s lines: one per (item id, arm, probe kind) (mcot.core.rundir.probes)."""
 ROBUST_SCORES = "scores.robust.jsonl"
 """With scoring protocol "both": the robust scores, beside the official ones in scores.jsonl."""
 ITEMS_COPY = "items.jsonl"
