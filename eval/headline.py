@@ -215,7 +215,8 @@ def difference(
             return exact.low, exact.high, "exact"
         spread = clustered_mean_interval(deltas, units, limits=(-1.0, 1.0))
         centre = spread.estimate if value is None else value
-        return centre - (spread.estimate - spread.low), centre + (spread.high - spread.estimate), "clustered"
+        low, high = centre - (spread.estimate - spread.low), centre + (spread.high - spread.estimate)
+        return max(-1.0, low), min(1.0, high), "clustered"
 
     if differing < SMALL_DISCORDANCE:  # a bootstrap over so few differing items (clusters) can be zero-width
         return made(*fallback())

@@ -3,6 +3,7 @@
 Every item of RUN/items.jsonl is scored in every arm of the manifest: a pair without a finished result (failed,
 stopped on a budget, or never run) is scored wrong with method "error", so that accuracies are over all items.
 A pair is scored by its benchmark's protocol, looked up in the registry (`score_pair`, `failed_pair`).
+Each score carries its item's cluster under the benchmark's key (`with_cluster`; None where the item is its own).
 Each benchmark is scored by its `official` protocol (the default), its `robust` one, or both (`SCORING_CHOICES`):
 with both, RUN/scores.jsonl holds the official scores and RUN/scores.robust.jsonl the robust ones.
 People's ratings (`human`: files saved by `mcot view RUN --rate`) add the report's "Judge and people" section

@@ -529,3 +529,13 @@ def cluster_sign_flip_p(
     correlated; the test flips the per-cluster sums (`sign_flip_p`). Every item its own cluster: sign_flip_p.
     """
     return sign_flip_p(cluster_sums(differences, clusters), n_resamples=n_resamples, seed=seed)
+
+
+def share_interval(rights: Sequence[float], clusters: Sequence[str], level: float = 0.95) -> Interval:
+    """Return the share of 0/1 `rights` with its Wilson interval, the clustered Wilson one where items share a
+    cluster (nan without items)."""
+    if not rights:
+        return Interval(math.nan, math.nan, math.nan, level)
+    if is_clustered(clusters):
+        return clustered_wilson(rights, clusters, level)
+    return wilson_interval(int(sum(rights)), len(rights), level)

@@ -37,6 +37,7 @@ from mcot.eval.stats import (
 import mcot.builtin  # noqa: F401  (the built-in benchmarks' cluster keys)
 from mcot.core.item import Item
 from mcot.core.rundir import Score, open_run, read_scores
+from mcot.study.report import study_rows, study_tables
 
 FIGURES = Path(__file__).parent.parent / "data" / "clusters" / "item_level_figures.json"
 
@@ -218,6 +219,8 @@ def test_a_run_whose_questions_share_figures_gets_wider_intervals_and_the_report
     report, page = build_report(open_run(run), read_scores(run), figures=False)
     assert "clusters: the figure (meta.level + meta.image_id), 40 clusters of 240 items" in report
     assert "clusters: the figure (meta.level + meta.image_id), 40 clusters of 240 items" in page
+    details = study_tables(study_rows({"local-0": run}))[-1]
+    assert "clusters: the figure (meta.level + meta.image_id), 40 clusters of 240 items" in details.notes
 
 
 def _item_level_table() -> list[Score]:
