@@ -115,7 +115,7 @@ class Comparison:
                 f"{self.b} acc",
                 "diff (pp)",
                 "95% CI (pp)",
-                "McNemar p",
+                P_COLUMN if all(g.clusters is None for g in self.groups) else P_COLUMN_CLUSTERED,
                 "Holm p",
                 "detectable (pp)",
                 "wrong→right",
@@ -180,6 +180,11 @@ class Comparison:
     def markdown(self) -> str:
         """Return the comparison as markdown."""
         return "\n".join(table.markdown() for table in self.tables())
+
+
+P_COLUMN = "McNemar p"
+P_COLUMN_CLUSTERED = "p (McNemar; sign-flip where clustered)"
+"""The p column's title where some rows' items share clusters: those rows' p is the cluster-level sign-flip test."""
 
 
 def interval_cell(g: GroupComparison) -> str:

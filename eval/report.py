@@ -22,7 +22,16 @@ from mcot.eval.advice import advice
 from mcot.eval.caveats import run_caveats
 from mcot.eval.cluster_notes import cluster_line
 from mcot.eval.code_use import code_use, code_use_tables
-from mcot.eval.compare import Comparison, apply_holm, arm_pairs, compare_sides, detectable_cell, side
+from mcot.eval.compare import (
+    P_COLUMN,
+    P_COLUMN_CLUSTERED,
+    Comparison,
+    apply_holm,
+    arm_pairs,
+    compare_sides,
+    detectable_cell,
+    side,
+)
 from mcot.eval.errors import EvalError
 from mcot.eval.figures import Figures, write_figures
 from mcot.eval.headline import ArmFigure, Difference, arm_figure, difference
@@ -112,6 +121,11 @@ def difference_cells(found: Difference | None, p_holm: float | None) -> list[str
     ]
 
 
+def _clustered(row: HeadlineRow) -> bool:
+    """Return whether the row's items share clusters (its figures and tests are over clusters)."""
+    return row.figure.clusters is not None or (row.difference is not None and row.difference.clusters is not None)
+
+
 def headline_clusters(rows: Sequence[HeadlineRow]) -> dict[str, tuple[int, int]]:
     """Return {benchmark: (clusters, items)} of the rows: the counts of each benchmark's widest metric."""
     widest: dict[str, ArmFigure] = {}
@@ -145,13 +159,7 @@ def headline_notes(rows: Sequence[HeadlineRow]) -> list[str]:
             f"exact: fewer than {SMALL_DISCORDANCE} discordant pairs ({'; '.join(small)}): the interval is the exact "
             "conditional one, not a bootstrap (which can be zero-width on so few pairs)"
         )
-    clustered = sorted(
-        {
-            f"{row.benchmark} {row.figure.metric} {row.figure.arm}"
-            for row in rows
-            if row.figure.clusters is not None or (row.difference is not None and row.difference.clusters is not None)
-        }
-    )
+    clustered = sorted({f"{row.benchmark} {row.figure.metric} {row.figure.arm}" for row in rows if _clustered(row)})
     if clustered:
         notes.append(
             f"items share clusters ({'; '.join(clustered)}): these rows are computed over clusters, not items — the "
@@ -184,7 +192,7 @@ def headline_table(scores: Sequence[Score], *, seed: int = 0) -> Table | None:
             "undecided",
             "Δ vs text (pp)",
             "Δ 95% CI (pp)",
-            "McNemar p",
+            P_COLUMN if not any(_clustered(row) for row in rows) else P_COLUMN_CLUSTERED,
             "Holm p",
             "detectable (pp)",
         ],

@@ -387,7 +387,10 @@ def design_effect(values: Sequence[float], clusters: Sequence[str]) -> float:
 
 
 def effective_n(values: Sequence[float], clusters: Sequence[str]) -> float:
-    """Return n over the design effect, at most n (negative correlation within clusters never narrows an interval)."""
+    """Return n over the design effect, at most n (negative correlation within clusters never narrows an interval);
+    with a single cluster, 1 (one independent unit, however many items it holds)."""
+    if len(set(clusters)) < 2:
+        return 1.0
     return min(float(len(values)), len(values) / design_effect(values, clusters))
 
 

@@ -58,6 +58,7 @@ def test_the_clustered_standard_error_by_hand() -> None:
     assert design_effect(VALUES, CLUSTERS) == pytest.approx(1.25)
     assert effective_n(VALUES, CLUSTERS) == pytest.approx(4.8)
     assert math.isnan(clustered_variance(VALUES, ["one"] * 6))  # one cluster: nothing to compare it with
+    assert effective_n(VALUES, ["one"] * 6) == 1.0 and design_effect(VALUES, ["one"] * 6) == 1.0
 
 
 def test_the_clustered_intervals_by_hand() -> None:
@@ -215,10 +216,11 @@ def test_a_run_whose_questions_share_figures_gets_wider_intervals_and_the_report
     assert overall.interval_method == "clustered" and overall.clusters == 40  # 8 differing figures: the t interval
     markdown = comparison.markdown()
     assert "clusters: the figure (meta.level + meta.image_id), 40 clusters of 240 items" in markdown
-    assert "cluster-level sign-flip test" in markdown and "clustered" in markdown
+    assert "cluster-level sign-flip test" in markdown and "p (McNemar; sign-flip where clustered)" in markdown
     report, page = build_report(open_run(run), read_scores(run), figures=False)
     assert "clusters: the figure (meta.level + meta.image_id), 40 clusters of 240 items" in report
     assert "clusters: the figure (meta.level + meta.image_id), 40 clusters of 240 items" in page
+    assert "p (McNemar; sign-flip where clustered)" in report and "[+7.0, +33.0] clustered" in report
     details = study_tables(study_rows({"local-0": run}))[-1]
     assert "clusters: the figure (meta.level + meta.image_id), 40 clusters of 240 items" in details.notes
 
