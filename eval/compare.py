@@ -227,8 +227,8 @@ def clustered_note(groups: Sequence[str]) -> str:
         f"items share clusters ({', '.join(groups)}): McNemar and the exact interval assume independent pairs, so "
         "these rows use the cluster-level sign-flip test (per-cluster sums of the differences) for p, a cluster "
         f"bootstrap (whole clusters resampled) for the interval, the clustered t interval (marked clustered) from "
-        f"fewer than {SMALL_DISCORDANCE} clusters with a discordant pair, and n over the design effect for the "
-        "detectable difference"
+        f"fewer than {SMALL_DISCORDANCE} clusters with a discordant pair (with none: ±u, u the exact bound of 0 "
+        "differing clusters, marked exact), and n over the design effect for the detectable difference"
     )
 
 
@@ -301,8 +301,7 @@ def clustered_difference(
     differing = sum(1 for group in groups if any(diffs[i] != 0 for i in group))
     clustered = clustered_paired_interval(xs, ys, clusters)
     if not up and not down:
-        clustered = exact_paired_interval(0, 0, len(groups))
-        interval, method = clustered, "exact"
+        interval, method = exact_paired_interval(0, 0, len(groups)), "exact"
     elif differing < SMALL_DISCORDANCE:
         interval, method = clustered, "clustered"
     else:

@@ -165,8 +165,9 @@ def headline_notes(rows: Sequence[HeadlineRow]) -> list[str]:
             f"items share clusters ({'; '.join(clustered)}): these rows are computed over clusters, not items — the "
             "clustered Wilson interval (Korn–Graubard effective n, t with G − 1 degrees of freedom), a cluster "
             "bootstrap, the cluster-level sign-flip test instead of McNemar (which assumes independent pairs), the "
-            f"clustered t interval (marked clustered) from fewer than {SMALL_DISCORDANCE} clusters that differ, and "
-            "n over the design effect for the detectable difference"
+            f"clustered t interval (marked clustered) from fewer than {SMALL_DISCORDANCE} clusters that differ (with "
+            "none: ±u, u the exact bound of 0 differing clusters, marked exact), and n over the design effect for the "
+            "detectable difference"
         )
     line = cluster_line(headline_clusters(rows))
     if line is not None:
