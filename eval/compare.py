@@ -7,7 +7,9 @@ items (`compare_many`) compare each run's arms with its text arm.
 
 Each difference has a 95 % interval: a paired percentile bootstrap, or — from fewer than SMALL_DISCORDANCE
 discordant pairs, where a bootstrap can be zero-width — the exact conditional interval (`exact_paired_interval`,
-marked "exact"); an exact McNemar p; Holm's correction over the totals of everything compared at once (one row
+marked "exact"); an exact McNemar p. Where items share a cluster (the scores' `cluster`: GePBench's figure) pairs
+are not independent: the p is the cluster-level sign-flip test and the interval a cluster bootstrap or the
+clustered t interval (`clustered_difference`); Holm's correction over the totals of everything compared at once (one row
 per benchmark, or Overall with one benchmark); and the smallest difference detectable at 80 % power for its n
 and discordance (Connor's formula).
 """
@@ -21,14 +23,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from mcot.eval.cluster_notes import cluster_counts, cluster_line
 from mcot.eval.efficiency import EFFICIENCY_NOTE, paired_efficiency
 from mcot.eval.errors import EvalError
 from mcot.eval.stats import (
     SMALL_DISCORDANCE,
     Interval,
+    cluster_groups,
+    cluster_paired_bootstrap,
+    cluster_sign_flip_p,
+    clustered_paired_interval,
     detectable_difference,
+    effective_n,
     exact_paired_interval,
     holm,
+    is_clustered,
     mcnemar_exact,
     never_zero_width,
     paired_bootstrap,
@@ -68,6 +77,10 @@ class GroupComparison:
     total: bool = False
     """True for a benchmark's (or the Overall) row: the rows Holm's correction is over."""
     p_holm: float | None = None
+    clusters: int | None = None
+    """How many clusters the items form (None: every item is its own cluster)."""
+    p_method: str = "McNemar"
+    """The test of `p_value`: "McNemar" (items), or "sign-flip" (per-cluster sums, when items share clusters)."""
 
     @property
     def discordant(self) -> int:
@@ -88,6 +101,8 @@ class Comparison:
     warnings: list[str] = field(default_factory=list)
     label: str | None = None
     """Whose arms these are (a run's model) when several runs are compared."""
+    clusters: str | None = None
+    """The note naming each benchmark's cluster key and counts over the paired items."""
 
     def tables(self) -> list[Table]:
         """Return the comparison, flips and cost tables."""
@@ -101,7 +116,7 @@ class Comparison:
                 f"{self.b} acc",
                 "diff (pp)",
                 "95% CI (pp)",
-                "McNemar p",
+                P_COLUMN if all(g.clusters is None for g in self.groups) else P_COLUMN_CLUSTERED,
                 "Holm p",
                 "detectable (pp)",
                 "wrong→right",
@@ -128,6 +143,8 @@ class Comparison:
             f"diff = {self.b} − {self.a}; 95% percentile bootstrap over items (seeded), exact two-sided McNemar test"
         )
         main.notes += method_notes(self.groups)
+        if self.clusters:
+            main.notes.append(self.clusters)
         main.notes.append(
             "n counts every item scored in both arms: run errors, unjudged items and judge errors count as wrong"
         )
@@ -186,12 +203,16 @@ def tokens_cell(stats: dict[str, float | None]) -> str:
     if total is None:
         return "—"
     return f"{total:,.0f}" if known == n else f"{total:,.0f} ({known}/{n} known)"
+P_COLUMN = "McNemar p"
+P_COLUMN_CLUSTERED = "p (McNemar; sign-flip where clustered)"
+"""The p column's title where some rows' items share clusters: those rows' p is the cluster-level sign-flip test."""
 
 
 def interval_cell(g: GroupComparison) -> str:
-    """Return a difference's 95 % interval in points, marked "exact" when it comes from few discordant pairs."""
+    """Return a difference's 95 % interval in points, marked "exact" when it comes from few discordant pairs and
+    "clustered" when it is the clustered t interval."""
     cell = f"[{100 * g.low:+.1f}, {100 * g.high:+.1f}]"
-    return f"{cell} exact" if g.interval_method == "exact" else cell
+    return f"{cell} {g.interval_method}" if g.interval_method in ("exact", "clustered") else cell
 
 
 def detectable_cell(value: float | None) -> str:
@@ -208,27 +229,51 @@ def method_notes(groups: Sequence[GroupComparison]) -> list[str]:
         "pairs, detects at 80 % power (α = 0.05, Connor 1987); a difference smaller than it is not evidence of "
         "no effect",
     ]
-    small = [g.group for g in groups if g.interval_method == "exact"]
+    small = [g.group for g in groups if g.interval_method == "exact" and g.clusters is None]
     if small:
         notes.append(
             f"exact: fewer than {SMALL_DISCORDANCE} discordant pairs ({', '.join(small)}): the interval is the "
             "exact conditional one (Clopper–Pearson on how the discordant pairs split), not a bootstrap, which "
             "can be zero-width there"
         )
+    clustered = [g.group for g in groups if g.clusters is not None]
+    if clustered:
+        notes.append(clustered_note(clustered))
     return notes
 
 
+def clustered_note(groups: Sequence[str]) -> str:
+    """Return the note on rows whose items share clusters: what their interval, p and power are computed from."""
+    return (
+        f"items share clusters ({', '.join(groups)}): McNemar and the exact interval assume independent pairs, so "
+        "these rows use the cluster-level sign-flip test (per-cluster sums of the differences) for p, a cluster "
+        f"bootstrap (whole clusters resampled) for the interval, the clustered t interval (marked clustered) from "
+        f"fewer than {SMALL_DISCORDANCE} clusters with a discordant pair (with none: ±u, u the exact bound of 0 "
+        "differing clusters, marked exact), and n over the design effect for the detectable difference"
+    )
+
+
 def paired_difference(
-    ids: Sequence[str], xs: Sequence[float], ys: Sequence[float], *, n_boot: int = 10_000, seed: int = 0
+    ids: Sequence[str],
+    xs: Sequence[float],
+    ys: Sequence[float],
+    *,
+    n_boot: int = 10_000,
+    seed: int = 0,
+    clusters: Sequence[str] | None = None,
 ) -> GroupComparison:
     """Return the paired comparison of 0/1 outcomes xs (arm A) and ys (arm B) on `ids`, titled by the caller.
 
-    The interval is exact from fewer than SMALL_DISCORDANCE discordant pairs, a paired bootstrap otherwise.
+    The interval is exact from fewer than SMALL_DISCORDANCE discordant pairs, a paired bootstrap otherwise, with
+    the exact McNemar p. `clusters` (one per item; None: each item alone) where items share clusters: see
+    `clustered_difference`.
     """
     up = [i for i, x, y in zip(ids, xs, ys, strict=True) if x == 0 and y == 1]
     down = [i for i, x, y in zip(ids, xs, ys, strict=True) if x == 1 and y == 0]
     n = len(ids)
     discordant = len(up) + len(down)
+    if clusters is not None and is_clustered(clusters):
+        return clustered_difference(ids, xs, ys, clusters, up, down, n_boot=n_boot, seed=seed)
     if discordant < SMALL_DISCORDANCE:
         interval = exact_paired_interval(len(up), len(down), n)
         method = "exact"
@@ -252,6 +297,53 @@ def paired_difference(
         down,
         interval_method=method,
         detectable=detectable_difference(n, discordant / n),
+    )
+
+
+def clustered_difference(
+    ids: Sequence[str],
+    xs: Sequence[float],
+    ys: Sequence[float],
+    clusters: Sequence[str],
+    up: list[str],
+    down: list[str],
+    *,
+    n_boot: int = 10_000,
+    seed: int = 0,
+) -> GroupComparison:
+    """Return the paired comparison of items that share clusters (McNemar and the exact interval assume
+    independent pairs): p from the cluster-level sign-flip test on per-cluster sums of the differences; the
+    interval a cluster bootstrap, or the clustered t interval from fewer than SMALL_DISCORDANCE clusters holding a
+    discordant pair (±u, u the Clopper–Pearson bound of 0 in G, when no pair differs); power on n / design effect.
+    """
+    n = len(ids)
+    diffs = [y - x for x, y in zip(xs, ys, strict=True)]
+    groups = cluster_groups(clusters)
+    differing = sum(1 for group in groups if any(diffs[i] != 0 for i in group))
+    clustered = clustered_paired_interval(xs, ys, clusters)
+    if not up and not down:
+        interval, method = exact_paired_interval(0, 0, len(groups)), "exact"
+    elif differing < SMALL_DISCORDANCE:
+        interval, method = clustered, "clustered"
+    else:
+        boot = cluster_paired_bootstrap(xs, ys, clusters, n_boot=n_boot, seed=seed)
+        low, high, replaced = never_zero_width((boot.low, boot.high), clustered)
+        interval, method = Interval(boot.estimate, low, high), "clustered" if replaced else "cluster bootstrap"
+    return GroupComparison(
+        "",
+        n,
+        sum(xs) / n,
+        sum(ys) / n,
+        (len(up) - len(down)) / n,
+        interval.low,
+        interval.high,
+        cluster_sign_flip_p(diffs, clusters),
+        up,
+        down,
+        interval_method=method,
+        detectable=detectable_difference(effective_n(diffs, clusters), (len(up) + len(down)) / n),
+        clusters=len(groups),
+        p_method="sign-flip",
     )
 
 
@@ -296,12 +388,14 @@ def compare_sides(a: Side, b: Side, *, n_boot: int = 10_000, seed: int = 0) -> C
     for offset, (name, ids, total) in enumerate(ordered):
         xs = [float(bool(a.scores[i].correct)) for i in ids]
         ys = [float(bool(b.scores[i].correct)) for i in ids]
-        found = paired_difference(ids, xs, ys, n_boot=n_boot, seed=seed + offset)
+        units = [a.scores[i].unit for i in ids]
+        found = paired_difference(ids, xs, ys, n_boot=n_boot, seed=seed + offset, clusters=units)
         comparison.groups.append(replace(found, group=name, total=total))
     if several:
         comparison.warnings.append(
             "Overall pools benchmarks whose metrics differ: read each benchmark's (all) row; Holm is over those"
         )
+    comparison.clusters = cluster_line(cluster_counts(a.scores[i] for i in common))
     apply_holm([comparison])
     for side_ in (a, b):
         paired = [side_.results.get(i) for i in common]

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcot.eval.advice import is_generated
-from mcot.eval.stats import wilson_interval
+from mcot.eval.stats import share_interval
 from mcot.eval.tables import tally
 
 from mcot.core.rundir import Run, Score, order_arms, write_bytes_atomic
@@ -166,8 +166,10 @@ def _accuracy_chart(
     for k, arm in enumerate(arms):
         values, lows, highs = [], [], []
         for name in names:
-            t = tally(categories[name].get(arm, []))
-            interval = wilson_interval(t.correct, t.n)
+            chosen = categories[name].get(arm, [])
+            t = tally(chosen)
+            rights = [float(s.method not in ("error", "judge_error") and s.correct is True) for s in chosen]
+            interval = share_interval(rights, [s.unit for s in chosen])  # clustered where questions share a figure
             value = 0.0 if t.n == 0 else 100 * interval.estimate
             values.append(value)
             lows.append(0.0 if t.n == 0 else max(0.0, value - 100 * interval.low))

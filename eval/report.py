@@ -20,8 +20,18 @@ from typing import TYPE_CHECKING, Any
 
 from mcot.eval.advice import advice
 from mcot.eval.caveats import run_caveats
+from mcot.eval.cluster_notes import cluster_line
 from mcot.eval.code_use import code_use, code_use_tables
-from mcot.eval.compare import Comparison, apply_holm, arm_pairs, compare_sides, detectable_cell, side
+from mcot.eval.compare import (
+    P_COLUMN,
+    P_COLUMN_CLUSTERED,
+    Comparison,
+    apply_holm,
+    arm_pairs,
+    compare_sides,
+    detectable_cell,
+    side,
+)
 from mcot.eval.cost import cost_table
 from mcot.eval.errors import EvalError
 from mcot.eval.figures import Figures, write_figures
@@ -102,8 +112,8 @@ def difference_cells(found: Difference | None, p_holm: float | None) -> list[str
     if found is None or found.value is None:
         return ["—"] * 5
     interval = interval_text(found.low, found.high, signed=True)
-    if found.method == "exact":
-        interval += " exact"
+    if found.method in ("exact", "clustered"):
+        interval += f" {found.method}"
     return [
         f"{100 * found.value:+.1f}",
         interval,
@@ -113,8 +123,23 @@ def difference_cells(found: Difference | None, p_holm: float | None) -> list[str
     ]
 
 
+def _clustered(row: HeadlineRow) -> bool:
+    """Return whether the row's items share clusters (its figures and tests are over clusters)."""
+    return row.figure.clusters is not None or (row.difference is not None and row.difference.clusters is not None)
+
+
+def headline_clusters(rows: Sequence[HeadlineRow]) -> dict[str, tuple[int, int]]:
+    """Return {benchmark: (clusters, items)} of the rows: the counts of each benchmark's widest metric."""
+    widest: dict[str, ArmFigure] = {}
+    for row in rows:
+        if row.benchmark not in widest or row.figure.n > widest[row.benchmark].n:
+            widest[row.benchmark] = row.figure
+    return {name: (figure.clusters or figure.n, figure.n) for name, figure in sorted(widest.items())}
+
+
 def headline_notes(rows: Sequence[HeadlineRow]) -> list[str]:
-    """Return the notes under a headline table: what n, the intervals, Holm and detectable mean."""
+    """Return the notes under a headline table: what n, the intervals, Holm and detectable mean, and which cluster
+    key each benchmark's intervals and tests used."""
     notes = [
         "every (item, arm) the metric is over is in n: run errors (errors), unjudged items and judge errors "
         "(undecided) count as not right",
@@ -128,7 +153,7 @@ def headline_notes(rows: Sequence[HeadlineRow]) -> list[str]:
         {
             f"{row.benchmark} {row.figure.metric} {row.figure.arm}"
             for row in rows
-            if row.difference is not None and row.difference.method == "exact"
+            if row.difference is not None and row.difference.method == "exact" and row.difference.clusters is None
         }
     )
     if small:
@@ -136,6 +161,19 @@ def headline_notes(rows: Sequence[HeadlineRow]) -> list[str]:
             f"exact: fewer than {SMALL_DISCORDANCE} discordant pairs ({'; '.join(small)}): the interval is the exact "
             "conditional one, not a bootstrap (which can be zero-width on so few pairs)"
         )
+    clustered = sorted({f"{row.benchmark} {row.figure.metric} {row.figure.arm}" for row in rows if _clustered(row)})
+    if clustered:
+        notes.append(
+            f"items share clusters ({'; '.join(clustered)}): these rows are computed over clusters, not items — the "
+            "clustered Wilson interval (Korn–Graubard effective n, t with G − 1 degrees of freedom), a cluster "
+            "bootstrap, the cluster-level sign-flip test instead of McNemar (which assumes independent pairs), the "
+            f"clustered t interval (marked clustered) from fewer than {SMALL_DISCORDANCE} clusters that differ (with "
+            "none: ±u, u the exact bound of 0 differing clusters, marked exact), and n over the design effect for the "
+            "detectable difference"
+        )
+    line = cluster_line(headline_clusters(rows))
+    if line is not None:
+        notes.append(line)
     return notes
 
 
@@ -157,7 +195,7 @@ def headline_table(scores: Sequence[Score], *, seed: int = 0) -> Table | None:
             "undecided",
             "Δ vs text (pp)",
             "Δ 95% CI (pp)",
-            "McNemar p",
+            P_COLUMN if not any(_clustered(row) for row in rows) else P_COLUMN_CLUSTERED,
             "Holm p",
             "detectable (pp)",
         ],

@@ -3,6 +3,7 @@
 Every item of RUN/items.jsonl is scored in every arm of the manifest: a pair without a finished result (failed,
 stopped on a budget, or never run) is scored wrong with method "error", so that accuracies are over all items.
 A pair is scored by its benchmark's protocol, looked up in the registry (`score_pair`, `failed_pair`).
+Each score carries its item's cluster under the benchmark's key (`with_cluster`; None where the item is its own).
 Each benchmark is scored by its `official` protocol (the default), its `robust` one, or both (`SCORING_CHOICES`):
 with both, RUN/scores.jsonl holds the official scores and RUN/scores.robust.jsonl the robust ones.
 People's ratings (`human`: files saved by `mcot view RUN --rate`) add the report's "Judge and people" section
@@ -31,6 +32,7 @@ from mcot.eval.ratings import read_raters
 from mcot.eval.registry import scoring_spec
 from mcot.eval.verify import verify_trace
 
+from mcot.core.clusters import benchmark_cluster
 from mcot.core.item import Item
 from mcot.core.registry import PROTOCOLS as PROTOCOL_REGISTRY
 from mcot.core.rundir import (
@@ -136,6 +138,9 @@ async def score_results(
     summary.missing_items = sorted({item_id for item_id, _ in run.results if item_id not in run.items})
 
     async def one(item: Item, arm: str) -> Score:
+        return with_cluster(await made(item, arm), item)
+
+    async def made(item: Item, arm: str) -> Score:
         result = run.results.get((item.id, arm))
         earlier = (reuse or {}).get((item.id, arm))
         if earlier is not None and (earlier.method == "error" or scoring_spec(item.benchmark).robust is None):
@@ -154,6 +159,13 @@ async def score_results(
     summary.methods = Counter(score.method for score in summary.scores)
     summary.advice = advice(summary.scores, str(run.root), command=str(run.manifest.command or "mcot run"))
     return summary
+
+
+def with_cluster(score: Score, item: Item) -> Score:
+    """Return `score` with the item's cluster under its benchmark's key set (None when the item is its own)."""
+    cluster = benchmark_cluster(item)
+    score.cluster = cluster if cluster != item.id else None
+    return score
 
 
 def check_protocol(protocol: str) -> str:

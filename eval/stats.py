@@ -5,6 +5,9 @@ conditional interval of a paired difference with few discordant pairs (`exact_pa
 with the exact McNemar test). Tests: the exact McNemar test, the paired sign-flip test (non-binary values).
 Power of the paired McNemar design (Connor 1987): the smallest detectable difference and the items needed;
 `mcnemar_power` computes the exact power for checking. Holm's step-down correction. PLCC and SRCC.
+Clustered errors (items that share a cluster are not independent): the cluster-robust standard error of a mean
+(inspect_ai's `stderr(cluster=...)`), its t interval, the clustered Wilson interval, the clustered interval of a
+paired difference, the cluster bootstrap, the cluster-level sign-flip test, the design effect.
 Pure functions of numbers: no scipy at run time (the tests compare with it).
 """
 
@@ -269,7 +272,7 @@ def items_needed(discordance: float, effect: float, *, alpha: float = 0.05, powe
     return math.ceil(n - 1e-9)
 
 
-def detectable_difference(n: int, discordance: float, *, alpha: float = 0.05, power: float = 0.80) -> float | None:
+def detectable_difference(n: float, discordance: float, *, alpha: float = 0.05, power: float = 0.80) -> float | None:
     """Return the smallest paired difference a two-sided McNemar test on `n` pairs detects with `power` (Connor).
 
     It solves Connor's formula (`items_needed`) for δ given n and the discordant share ψ; None when n is 0 or ψ
@@ -321,3 +324,221 @@ def _critical_count(d: int, alpha: float) -> int:
         else:
             break
     return k
+
+
+# --- clustered errors ------------------------------------------------------------------------------------------
+# Items that share a cluster (GePBench's questions on one figure) are not independent: the variance of a mean is the
+# cluster-robust sandwich over per-cluster sums of deviations, with the G/(G−1) small-sample factor, as inspect_ai's
+# `stderr(cluster=...)` computes it. Every function takes one value per item and one cluster per item (any labels).
+
+
+def cluster_groups(clusters: Sequence[str]) -> list[list[int]]:
+    """Return the item indices of each cluster, the clusters in the order their first item appears."""
+    where: dict[str, list[int]] = {}
+    for index, cluster in enumerate(clusters):
+        where.setdefault(cluster, []).append(index)
+    return list(where.values())
+
+
+def is_clustered(clusters: Sequence[str]) -> bool:
+    """Return whether some cluster holds more than one item (False: every item is its own cluster)."""
+    return len(set(clusters)) < len(clusters)
+
+
+def _checked(values: Sequence[float], clusters: Sequence[str]) -> np.ndarray:
+    if len(values) != len(clusters):
+        raise EvalError(f"one cluster per value is needed ({len(values)} values, {len(clusters)} clusters)")
+    if not values:
+        raise EvalError("no values to compute a clustered error from")
+    return np.asarray(values, dtype=float)
+
+
+def clustered_variance(values: Sequence[float], clusters: Sequence[str]) -> float:
+    """Return the cluster-robust (CR1) variance of the mean of `values`: G/(G−1) · Σ_g (Σ_{i∈g} (x_i − x̄))² / n².
+
+    G is the number of clusters and n of values; nan with fewer than two clusters (nothing to compare a cluster
+    with). With every item its own cluster it is s²/n, the square of the ordinary standard error (s with n − 1).
+    """
+    xs = _checked(values, clusters)
+    groups = cluster_groups(clusters)
+    if len(groups) < 2:
+        return math.nan
+    deviations = xs - xs.mean()
+    sums = np.asarray([deviations[group].sum() for group in groups])
+    return float(len(groups) / (len(groups) - 1) * float((sums * sums).sum()) / (len(xs) * len(xs)))
+
+
+def clustered_stderr(values: Sequence[float], clusters: Sequence[str]) -> float:
+    """Return the cluster-robust standard error of the mean of `values` (the square root of clustered_variance)."""
+    return math.sqrt(clustered_variance(values, clusters))
+
+
+def design_effect(values: Sequence[float], clusters: Sequence[str]) -> float:
+    """Return the clustered variance of the mean over the item-level one (the same sandwich, each item alone).
+
+    1.0 when either is undefined or zero (all values alike, fewer than two clusters): nothing to correct by.
+    """
+    xs = _checked(values, clusters)
+    items = clustered_variance(list(xs), [str(i) for i in range(len(xs))]) if len(xs) > 1 else math.nan
+    grouped = clustered_variance(values, clusters)
+    if not items > 0 or not grouped > 0:  # nan or zero
+        return 1.0
+    return grouped / items
+
+
+def effective_n(values: Sequence[float], clusters: Sequence[str]) -> float:
+    """Return n over the design effect, at most n (negative correlation within clusters never narrows an interval);
+    with a single cluster, 1 (one independent unit, however many items it holds)."""
+    if len(set(clusters)) < 2:
+        return 1.0
+    return min(float(len(values)), len(values) / design_effect(values, clusters))
+
+
+def _t_cdf(t: float, df: float) -> float:
+    """Return P(T ≤ t) for Student's t with `df` degrees of freedom (Simpson's rule on the density from 0 to |t|)."""
+    x = np.linspace(0.0, abs(t), 4001)
+    log_c = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
+    density = np.exp(log_c - (df + 1) / 2 * np.log1p(x * x / df))
+    h = abs(t) / 4000
+    area = h / 3 * float(density[0] + density[-1] + 4 * density[1:-1:2].sum() + 2 * density[2:-1:2].sum())
+    return 0.5 + area if t >= 0 else 0.5 - area
+
+
+def t_quantile(q: float, df: float) -> float:
+    """Return the quantile `q` in (0, 1) of Student's t with `df` ≥ 1 degrees of freedom."""
+    if not 0 < q < 1 or df < 1:
+        raise EvalError(f"a t quantile needs 0 < q < 1 and df ≥ 1, got q={q}, df={df}")
+    if q < 0.5:
+        return -t_quantile(1 - q, df)
+    high = 1.0
+    while _t_cdf(high, df) < q:
+        high *= 2
+    low = 0.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if _t_cdf(mid, df) < q else (low, mid)
+    return (low + high) / 2
+
+
+def clustered_mean_interval(
+    values: Sequence[float],
+    clusters: Sequence[str],
+    *,
+    level: float = 0.95,
+    limits: tuple[float, float] = (-math.inf, math.inf),
+) -> Interval:
+    """Return the mean of `values` ± t_{G−1} × its clustered standard error, clipped to `limits`.
+
+    This is inspect_ai's `ci(method="t", cluster=...)`. With fewer than two clusters the interval is `limits`
+    (nothing estimates the variance between clusters).
+    """
+    xs = _checked(values, clusters)
+    mean = float(xs.mean())
+    groups = len(cluster_groups(clusters))
+    if groups < 2:
+        return Interval(mean, limits[0], limits[1], level)
+    half = t_quantile(1 - (1 - level) / 2, groups - 1) * clustered_stderr(values, clusters)
+    return Interval(mean, max(limits[0], mean - half), min(limits[1], mean + half), level)
+
+
+def clustered_paired_interval(
+    a: Sequence[float], b: Sequence[float], clusters: Sequence[str], *, level: float = 0.95
+) -> Interval:
+    """Return mean(b − a) with its clustered interval, for scores in [0, 1] (so clipped to [−1, 1]): the variance
+    comes from the per-cluster sums of the paired differences' deviations."""
+    if len(a) != len(b):
+        raise EvalError(f"paired samples differ in length ({len(a)} vs {len(b)})")
+    diffs = [y - x for x, y in zip(a, b, strict=True)]
+    return clustered_mean_interval(diffs, clusters, level=level, limits=(-1.0, 1.0))
+
+
+def clustered_wilson(values: Sequence[float], clusters: Sequence[str], level: float = 0.95) -> Interval:
+    """Return the mean of 0/1 (or [0, 1]) values with the clustered Wilson interval (inspect_ai's `ci_wilson`).
+
+    The Korn–Graubard effective size p(1 − p)/v (v the clustered variance, capped at n; n itself where p is 0 or 1
+    or v is 0) and a t critical value with G − 1 degrees of freedom take the place of n and z. With fewer than two
+    clusters the interval is [0, 1].
+    """
+    xs = _checked(values, clusters)
+    p = float(xs.mean())
+    groups = len(cluster_groups(clusters))
+    if groups < 2:
+        return Interval(p, 0.0, 1.0, level)
+    n = float(len(xs))
+    variance, spread = clustered_variance(values, clusters), p * (1 - p)
+    if spread > 0 and variance > 0:
+        n = min(spread / variance, n)
+    critical = t_quantile(1 - (1 - level) / 2, groups - 1)
+    denominator = 1 + critical * critical / n
+    centre = (p + critical * critical / (2 * n)) / denominator
+    half = critical * math.sqrt(spread / n + critical * critical / (4 * n * n)) / denominator
+    return Interval(p, max(0.0, centre - half), min(1.0, centre + half), level)
+
+
+def resample_clusters(groups: Sequence[Sequence[int]], rng: np.random.Generator) -> np.ndarray:
+    """Return the item indices of one cluster-bootstrap resample: G clusters drawn with replacement, all their items.
+
+    With every item its own cluster (in item order) this is the item bootstrap's draw, number for number.
+    """
+    picks = rng.integers(0, len(groups), size=len(groups))
+    if all(len(group) == 1 for group in groups):
+        return np.asarray([groups[j][0] for j in picks], dtype=int)
+    return np.concatenate([np.asarray(groups[j], dtype=int) for j in picks])
+
+
+def cluster_paired_bootstrap(
+    a: Sequence[float],
+    b: Sequence[float],
+    clusters: Sequence[str],
+    *,
+    n_boot: int = 10_000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Interval:
+    """Return mean(b) − mean(a) with a percentile cluster bootstrap: whole clusters resampled (seeded).
+
+    Every item its own cluster: `paired_bootstrap` itself, the same resamples.
+    """
+    if not is_clustered(clusters):
+        return paired_bootstrap(a, b, n_boot=n_boot, seed=seed, level=level)
+    diffs = _checked([y - x for x, y in zip(a, b, strict=True)], clusters)
+    groups = cluster_groups(clusters)
+    sums = np.asarray([diffs[group].sum() for group in groups])
+    sizes = np.asarray([len(group) for group in groups], dtype=float)
+    rng = np.random.default_rng(seed)
+    means = np.empty(n_boot)
+    chunk = max(1, 2_000_000 // len(groups))
+    for start in range(0, n_boot, chunk):
+        stop = min(n_boot, start + chunk)
+        picks = rng.integers(0, len(groups), size=(stop - start, len(groups)))
+        means[start:stop] = sums[picks].sum(axis=1) / sizes[picks].sum(axis=1)
+    alpha = (1 - level) / 2
+    low, high = np.quantile(means, [alpha, 1 - alpha])
+    return Interval(float(diffs.mean()), float(low), float(high), level)
+
+
+def cluster_sums(values: Sequence[float], clusters: Sequence[str]) -> list[float]:
+    """Return the sum of `values` per cluster, the clusters in the order their first item appears."""
+    xs = _checked(values, clusters)
+    return [float(xs[group].sum()) for group in cluster_groups(clusters)]
+
+
+def cluster_sign_flip_p(
+    differences: Sequence[float], clusters: Sequence[str], *, n_resamples: int = 20_000, seed: int = 0
+) -> float:
+    """Return the two-sided sign-flip p-value of mean(differences) = 0 with one sign per cluster.
+
+    Swapping the two arms of a whole cluster is what the null hypothesis allows when items of a cluster are
+    correlated; the test flips the per-cluster sums (`sign_flip_p`). Every item its own cluster: sign_flip_p.
+    """
+    return sign_flip_p(cluster_sums(differences, clusters), n_resamples=n_resamples, seed=seed)
+
+
+def share_interval(rights: Sequence[float], clusters: Sequence[str], level: float = 0.95) -> Interval:
+    """Return the share of 0/1 `rights` with its Wilson interval, the clustered Wilson one where items share a
+    cluster (nan without items)."""
+    if not rights:
+        return Interval(math.nan, math.nan, math.nan, level)
+    if is_clustered(clusters):
+        return clustered_wilson(rights, clusters, level)
+    return wilson_interval(int(sum(rights)), len(rights), level)

@@ -99,7 +99,8 @@ declare_benchmark(
     "the arms with tools add the canvas system prompt, tool definitions and up to --max-steps turns, with no 10-token cap (a tool call needs more)",
     protocols="mcot.eval.protocols.gepbench",
     loader=f"{_LOADERS}.gepbench",
-    cluster=("meta.level", "meta.image_id"),  # the figure: its questions share one image
+    cluster=("meta.level", "meta.image_id"),  # its questions share one image
+    cluster_name="the figure",
 )
 declare_benchmark(
     "gobench",
@@ -143,7 +144,8 @@ declare_benchmark(
     prompt="task.default.txt",
     answer="boxed",
     protocols="mcot.eval.protocols.games",
-    cluster=("category", "meta.seed", "meta.index"),  # the generated scene
+    cluster=("category", "meta.seed", "meta.index"),
+    cluster_name="the generated scene",
     inference="mcot's own benchmark (no official inference): step by step, a \\boxed final answer; the arms "
     "with tools add the canvas system prompt, tool definitions and up to --max-steps turns",
 )

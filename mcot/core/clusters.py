@@ -85,3 +85,13 @@ def benchmark_cluster(item: Item) -> str:
 def key_label(key: Sequence[str]) -> str:
     """Return the key as reports name it: "item" for the default key, else its paths joined by " + "."""
     return "item" if tuple(key) == ITEM_KEY else " + ".join(key)
+
+
+def describe_key(benchmark: str) -> str:
+    """Return a benchmark's key in words for a report: "the item", or its declared name with the paths ("the
+    figure (meta.level + meta.image_id)"; the paths alone when it declares no name)."""
+    key = cluster_key(benchmark)
+    if key == ITEM_KEY:
+        return "the item"
+    name = str(getattr(BENCHMARKS.find(benchmark), "cluster_name", "") or "")
+    return f"{name} ({key_label(key)})" if name else key_label(key)

@@ -97,6 +97,8 @@ class Benchmark:
     inference: str = ""
     cluster: tuple[str, ...] = ("id",)
     """The item field paths whose values group correlated items (mcot.core.clusters; the default: each item)."""
+    cluster_name: str = ""
+    """What one cluster is, in words, for reports ("the figure"); empty: the key's paths name it."""
 
     def protocol_module(self) -> Any:
         """Return the protocol module (imported) or object, or None when the generic protocol scores the benchmark."""
@@ -116,6 +118,7 @@ def declare_benchmark(
     max_new_tokens: int | None = None,
     inference: str = "",
     cluster: Sequence[str] = ("id",),
+    cluster_name: str = "",
     replace: bool = False,
 ) -> Benchmark:
     """Declare a benchmark (and its loader and item generator, when named); return the declaration."""
@@ -126,7 +129,18 @@ def declare_benchmark(
     except ClusterKeyError as exc:
         raise RegistryError(f"benchmark {name!r}: {exc}") from None
     benchmark = Benchmark(
-        name, description, prompt, answer, protocols, loader, generator, format, max_new_tokens, inference, key
+        name,
+        description,
+        prompt,
+        answer,
+        protocols,
+        loader,
+        generator,
+        format,
+        max_new_tokens,
+        inference,
+        key,
+        cluster_name,
     )
     BENCHMARKS.register(name, benchmark, description=description, replace=replace)
     if loader is not None:

@@ -12,9 +12,13 @@ from mcot.env.episode import item_from_row
 from mcot.rewards import score_answer
 
 
-@scorer(metrics=[accuracy(), stderr()])
+@scorer(metrics=[accuracy(), stderr(cluster="cluster")])
 def official() -> Scorer:
-    """Return the scorer of each benchmark's official protocol (no judge: what rules cannot settle is incorrect)."""
+    """Return the scorer of each benchmark's official protocol (no judge: what rules cannot settle is incorrect).
+
+    Its standard error is clustered by the item's cluster (a sample's `cluster` metadata: GePBench's figure; the
+    item id by default, where it is the plain standard error), as `mcot score` clusters its intervals.
+    """
 
     async def score(state: TaskState, target: Target) -> Score:
         item = item_from_row(state.metadata["item"])

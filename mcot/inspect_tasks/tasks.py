@@ -24,6 +24,7 @@ from mcot.agents.prompts import render_task
 from mcot.agents.session import arm_system_prompt
 from mcot.arms import arm_names
 from mcot.benchmarks.generators.games import TASKS as GAMES
+from mcot.core.clusters import benchmark_cluster
 from mcot.core.errors import UsageError
 from mcot.core.item import read_items
 from mcot.core.registry import TOOLSETS
@@ -70,7 +71,13 @@ def sample(item: Any, folder: Path, arm: str) -> Sample:
         id=item.id,
         input=[ChatMessageUser(content=[*images, ContentText(text=task_text)])],
         target=item.answer,
-        metadata={"item": item.model_dump(mode="json"), "images_root": str(folder), "arm": arm, "task": task_text},
+        metadata={
+            "item": item.model_dump(mode="json"),
+            "images_root": str(folder),
+            "arm": arm,
+            "task": task_text,
+            "cluster": benchmark_cluster(item),  # the scorer's clustered stderr groups by it (the id by default)
+        },
     )
 
 

@@ -145,9 +145,10 @@ def study_tables(rows: Sequence[StudyRow], bounds: Mapping[str, str] | None = No
     if tables:
         tables[0].notes.append(
             "each cell: the benchmark's own headline metric, 95% interval and n; a difference: arm − text on the "
-            f'same items with its paired 95% interval ("exact": fewer than {SMALL_DISCORDANCE} discordant pairs), '
-            "exact McNemar p, Holm's p over every difference of the study, and the smallest difference detectable "
-            "at 80 % power for its n and discordance (— where no pair differs). Details below"
+            f'same items with its paired 95% interval ("exact": fewer than {SMALL_DISCORDANCE} discordant pairs; "clustered": items '
+            "share a cluster, as the details' clusters note says), exact McNemar p (the cluster-level sign-flip test "
+            "where items share a cluster), Holm's p over every difference of the study, and the smallest difference "
+            "detectable at 80 % power for its n and discordance (— where no pair differs). Details below"
         )
     return [*tables, details]
 

@@ -48,7 +48,9 @@ def main() -> None:
             "tool_text": tool.text if tool is not None else None,
         })  # fmt: skip
     accuracy = log.results.scores[0].metrics["accuracy"].value if log.results else None
-    print(json.dumps({"status": log.status, "task": log.eval.task, "accuracy": accuracy, "samples": samples}))
+    stderr = log.results.scores[0].metrics["stderr"].value if log.results else None
+    print(json.dumps({"status": log.status, "task": log.eval.task, "accuracy": accuracy, "stderr": stderr,
+                      "samples": samples}))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -14,8 +14,11 @@ import pytest
 
 pytest.importorskip("inspect_ai")
 
+from mcot.eval.stats import clustered_stderr
 from trainer_runs import mcot
 
+from mcot.core.clusters import benchmark_cluster
+from mcot.core.item import read_items
 from mcot.core.rundir import read_jsonl
 
 EVAL = Path(__file__).with_name("mock_eval.py")
@@ -71,6 +74,10 @@ def test_inspect_scores_equal_mcot_scores_with_the_same_scripted_model(
     by_inspect = {sample["id"]: sample["correct"] for sample in found["samples"]}
     assert by_inspect == by_mcot and len(by_inspect) == 3 and True in by_inspect.values()
     assert found["accuracy"] == pytest.approx(sum(by_mcot.values()) / 3)
+    # inspect's stderr is clustered by the items' own clusters (each maze its own scene): mcot's clustered error
+    items = read_items(maze_items)
+    values = [float(by_inspect[item.id]) for item in items]
+    assert found["stderr"] == pytest.approx(clustered_stderr(values, [benchmark_cluster(item) for item in items]))
     sample = found["samples"][0]
     assert sample["roles"][:4] == ["system", "user", "assistant", "tool"]
     assert "canvas" in sample["system"] and sample["first"] == ["text", "image", "text"]

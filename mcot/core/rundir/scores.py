@@ -21,7 +21,8 @@ class Score(OpenRecord):
 
     `mode` is the arm's name. Method "error": the run did not finish the pair (status error or budget, or no
     result at all); such a score is wrong (`correct` False, `score` 0.0) with `status` and `reason` in details.
-    A key this mcot does not know is kept (`extra="allow"`); an unversioned line reads as schema version 1.
+    `cluster` (written only when it differs from the id) groups the items whose errors are correlated, such as
+    the questions of one GePBench figure. A key this mcot does not know is kept (`extra="allow"`); an unversioned line reads as schema version 1.
     """
 
     schema_version: int = SCORE_VERSION
@@ -35,6 +36,13 @@ class Score(OpenRecord):
     extracted: str | None = None
     judge: dict[str, Any] | None = None
     details: dict[str, Any] = Field(default_factory=dict)
+    cluster: str | None = None
+    """The item's cluster under its benchmark's key (mcot.core.clusters); None: the item is its own cluster."""
+
+    @property
+    def unit(self) -> str:
+        """Return the cluster the score's errors are correlated within: `cluster`, else the item id."""
+        return self.cluster if self.cluster is not None else self.id
 
     @property
     def key(self) -> tuple[str, str]:
@@ -42,8 +50,10 @@ class Score(OpenRecord):
         return self.id, self.mode
 
     def to_json(self) -> dict[str, Any]:
-        """Return the JSON object of the line: its schema version first, then every field."""
-        return {SCHEMA_KEY: self.schema_version, **self.model_dump(exclude={SCHEMA_KEY})}
+        """Return the JSON object of the line: its schema version first, then every field (`cluster` only when the
+        item is not its own cluster, so that the lines of item-keyed benchmarks stay as they were)."""
+        skip = {SCHEMA_KEY} if self.cluster is not None else {SCHEMA_KEY, "cluster"}
+        return {SCHEMA_KEY: self.schema_version, **self.model_dump(exclude=skip)}
 
     def to_json_line(self) -> str:
         """Return the score as one JSON line (no newline) that every line splitter keeps whole."""
