@@ -98,9 +98,7 @@ def paired_stratum(
     return StratumEffect(stratum, n, (up - down) / n, _clustered_or_floor(diffs, units, floor))
 
 
-def paired_means_stratum(
-    stratum: str, xs: Sequence[float], ys: Sequence[float], units: Sequence[str]
-) -> StratumEffect:
+def paired_means_stratum(stratum: str, xs: Sequence[float], ys: Sequence[float], units: Sequence[str]) -> StratumEffect:
     """Return one model's effect of paired per-item means in [0, 1] (xs the baseline, ys the arm, e.g. the share
     of an item's repeated samples that are right): mean(ys − xs) and its CR1 variance over `units`, the
     Agresti–Min floor where that is degenerate (see the module's text)."""

@@ -5,7 +5,8 @@ The strata are the models; each model's effect is its paired difference arm − 
 the model's variance is mcot.eval.pooled.paired_stratum's over the items' clusters (Score.unit, the benchmark's
 cluster key): CR1 over the clusters where items share one, the Agresti–Min paired variance where every item is
 its own cluster or the CR1 value is degenerate; the row names the key and the cluster counts; for a composite metric (GePBench Avg,
-GOBench SPS) it is the seeded paired bootstrap variance of the metric's own difference over the model's items,
+GOBench SPS) it is the seeded paired bootstrap variance of the metric's own difference over the model's items
+(whole clusters resampled where items share one),
 never below a proportion's variance with no discordant pair. Holm's correction is over every pooled effect of
 the study.
 """
@@ -17,14 +18,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from mcot.core.clusters import describe_key
 from mcot.core.rundir import Score, order_arms
 from mcot.eval.cluster_notes import cluster_counts
-from mcot.core.clusters import describe_key
 from mcot.eval.headline import Metric
 from mcot.eval.pooled import PooledEffect, StratumEffect, paired_stratum, paired_variance, pool
 from mcot.eval.registry import scoring_spec
 from mcot.eval.report import BASE_ARM, interval_text
-from mcot.eval.stats import holm
+from mcot.eval.stats import cluster_groups, holm, is_clustered, resample_clusters
 from mcot.eval.tables import Table, by_mode
 
 BOOTSTRAP_RESAMPLES = 1_000
@@ -71,9 +72,11 @@ def model_effect(
     if left is None or right is None:
         return None
     rng = np.random.default_rng(seed)
+    units = [first[i].unit for i in ids]
+    groups = cluster_groups(units) if is_clustered(units) else None
     resampled = []
-    for _ in range(BOOTSTRAP_RESAMPLES):
-        picks = rng.integers(0, len(ids), size=len(ids))
+    for _ in range(BOOTSTRAP_RESAMPLES):  # whole clusters are resampled where items share one
+        picks = resample_clusters(groups, rng) if groups else rng.integers(0, len(ids), size=len(ids))
         a = metric.compute([first[ids[i]] for i in picks])
         b = metric.compute([second[ids[i]] for i in picks])
         if a is not None and b is not None:

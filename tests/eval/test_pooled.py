@@ -7,8 +7,18 @@ import math
 import numpy as np
 import pytest
 from mcot.eval.errors import EvalError
-from mcot.eval.pooled import StratumEffect, paired_counts, paired_stratum, paired_variance, pool
+from mcot.eval.pooled import (
+    StratumEffect,
+    paired_counts,
+    paired_means_stratum,
+    paired_stratum,
+    paired_variance,
+    pool,
+)
 from scipy import stats as scipy_stats
+
+from mcot.core.rundir import Score
+from mcot.study.pooled import clusters_text, pooled_effects, pooled_tables
 
 
 def outcomes(up: int, down: int, same_right: int, same_wrong: int) -> tuple[list[float], list[float]]:
@@ -75,3 +85,94 @@ def test_with_many_items_the_normal_interval_agrees_with_a_stratified_paired_boo
     low, high = np.quantile(resampled, [0.025, 0.975])
     assert found.estimate == pytest.approx(float(np.mean([d.mean() for d in differences])))
     assert (found.low, found.high) == (pytest.approx(low, abs=0.003), pytest.approx(high, abs=0.003))
+
+
+# Two clusters of two items and one of one: A = {0, 1}, B = {2, 3}, C = {4}.
+UNITS = ["A", "A", "B", "B", "C"]
+
+
+def test_a_clustered_stratum_has_the_hand_computed_cr1_variance() -> None:
+    xs, ys = [0.0, 0.0, 0.0, 1.0, 1.0], [1.0, 0.0, 1.0, 1.0, 0.0]
+    # d = (1, 0, 1, 0, −1), d̄ = 0.2; deviations (.8, −.2, .8, −.2, −1.2); cluster sums .6, .6, −1.2
+    # CR1: G/(G−1) · Σ sums² / n² = 1.5 · 2.16 / 25
+    effect = paired_stratum("m", xs, ys, UNITS)
+    assert (effect.n, effect.effect) == (5, pytest.approx(0.2))
+    assert effect.variance == pytest.approx(1.5 * 2.16 / 25)
+
+
+def test_every_item_its_own_cluster_keeps_the_agresti_min_variance() -> None:
+    xs, ys = [0.0, 0.0, 0.0, 1.0, 1.0], [1.0, 0.0, 1.0, 1.0, 0.0]
+    # up 2, down 1 of 5: n' = 7, p₁ = 2.5/7, p₂ = 1.5/7 → (4/7 − (1/7)²)/7 = 27/343
+    for units in (None, ["a", "b", "c", "d", "e"]):
+        assert paired_stratum("m", xs, ys, units).variance == pytest.approx(27 / 343)
+
+
+def test_a_degenerate_clustered_stratum_falls_back_to_the_agresti_min_floor() -> None:
+    same = [1.0, 0.0, 1.0, 0.0, 1.0]
+    # every difference 0: CR1 is 0, the floor (0.5 + 0.5)/7 / 7 = 1/49
+    assert paired_stratum("m", same, same, UNITS).variance == pytest.approx(1 / 49)
+    # one cluster: CR1 undefined; up 2, down 1 of 5 → 27/343
+    xs, ys = [0.0, 0.0, 0.0, 1.0, 1.0], [1.0, 0.0, 1.0, 1.0, 0.0]
+    assert paired_stratum("m", xs, ys, ["g"] * 5).variance == pytest.approx(27 / 343)
+    # every difference +1 in two clusters: CR1 0 again, the floor up 4 of 4 → (4.5/6 + .5/6 − (4/6)²)/6
+    assert paired_stratum("m", [0.0] * 4, [1.0] * 4, ["A", "A", "B", "B"]).variance == pytest.approx(
+        (5 / 6 - (4 / 6) ** 2) / 6
+    )
+
+
+def test_paired_means_have_the_hand_computed_cr1_variance_and_the_same_floor() -> None:
+    xs, ys = [0.5, 0.0, 1.0, 0.25, 1.0], [1.0, 0.5, 1.0, 0.75, 0.5]
+    # d = (.5, .5, 0, .5, −.5), d̄ = 0.2; deviations (.3, .3, −.2, .3, −.7); cluster sums .6, .1, −.7
+    effect = paired_means_stratum("m", xs, ys, UNITS)
+    assert effect.effect == pytest.approx(0.2) and effect.variance == pytest.approx(1.5 * 0.86 / 25)
+    # every item its own cluster: s²/n (s with n − 1)
+    alone = paired_means_stratum("m", xs, ys, list("abcde"))
+    diffs = np.asarray(ys) - np.asarray(xs)
+    assert alone.variance == pytest.approx(diffs.var(ddof=1) / 5)
+    # 0/1 means in several clusters are the 0/1 path's CR1
+    zeros, ones = [0.0, 0.0, 0.0, 1.0, 1.0], [1.0, 0.0, 1.0, 1.0, 0.0]
+    assert paired_means_stratum("m", zeros, ones, UNITS).variance == pytest.approx(
+        paired_stratum("m", zeros, ones, UNITS).variance
+    )
+    # degenerate: every difference 0.25 → the floor with up = Σ d⁺ = 1.25, down 0: n' = 7
+    flat = paired_means_stratum("m", [0.5] * 5, [0.75] * 5, UNITS)
+    p_up, p_down = 1.75 / 7, 0.5 / 7
+    assert flat.variance == pytest.approx((p_up + p_down - (p_up - p_down) ** 2) / 7)
+
+
+def test_paired_means_refuse_values_outside_the_unit_interval_and_a_missing_cluster() -> None:
+    with pytest.raises(EvalError, match=r"in \[0, 1\]"):
+        paired_means_stratum("m", [0.5, 1.5], [0.5, 0.5], ["a", "b"])
+    with pytest.raises(EvalError, match="one cluster per paired item"):
+        paired_means_stratum("m", [0.5, 0.5], [0.5, 0.5], ["a"])
+
+
+def _score(item: str, arm: str, right: bool, cluster: str | None, benchmark: str = "rbench-v") -> Score:
+    return Score(id=item, mode=arm, benchmark=benchmark, category="physics", score=float(right), correct=right,
+                 method="rule", cluster=cluster)  # fmt: skip
+
+
+def test_the_studys_pooled_effect_passes_the_scores_clusters() -> None:
+    """A GePBench-like cluster of items (several questions on one figure) reaches the model's CR1 variance."""
+    text = [False, False, False, True, True]
+    canvas = [True, False, True, True, False]
+    figures = ["fig-1", "fig-1", "fig-2", "fig-2", None]  # the last item stands alone (its id)
+    scores = [_score(f"q{i}", "text", text[i], figures[i]) for i in range(5)]
+    scores += [_score(f"q{i}", "canvas", canvas[i], figures[i]) for i in range(5)]
+    effect = pooled_effects({"m": scores})[0]
+    (stratum,) = effect.pooled.strata
+    assert stratum.variance == pytest.approx(1.5 * 2.16 / 25)  # the CR1 of the first test, same numbers
+    assert effect.clusters == "the item, 3 clusters of 5 items"
+    table = pooled_tables([effect], ["m"])[("rbench-v", effect.metric)]
+    assert "clusters" in table.columns and table.rows[0][table.columns.index("clusters")] == effect.clusters
+    alone = [s.model_copy(update={"cluster": None}) for s in scores]
+    unclustered = pooled_effects({"m": alone})[0]
+    assert unclustered.pooled.strata[0].variance == pytest.approx(27 / 343)
+    assert unclustered.clusters == "the item (5 items, each its own cluster)"
+
+
+def test_a_gepbench_pooled_row_names_the_figure_key() -> None:
+    assert clusters_text("gepbench", [_score("a", "text", True, "f", "gepbench"),
+                                      _score("b", "text", True, "f", "gepbench")]) == (
+        "the figure (meta.level + meta.image_id), 1 clusters of 2 items"
+    )  # fmt: skip
