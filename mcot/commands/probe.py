@@ -18,6 +18,7 @@ from mcot.eval.probes import probe_tables
 from mcot.eval.scoring import BOTH, check_protocol
 from mcot.probes.asker import ProbePlan
 from mcot.probes.kinds import Perturbation, parse_kinds
+from mcot.probes.report import rewrite_probe_section
 from mcot.probes.run import CallBreaker, open_backend, probe_run
 
 BUDGET_EXIT = 4
@@ -63,6 +64,9 @@ def run_probe(
             typer.echo(f"mcot: interrupted; re-run the same command to resume ({root / PROBES})", err=True)
             return INTERRUPTED_EXIT
     typer.echo(summary.line())
+    rewritten = rewrite_probe_section(open_run(root))  # the report `mcot score` wrote agrees with the probes
+    if rewritten is not None:
+        typer.echo(f"updated the probe table of {rewritten}")
     for cause, count in sorted(summary.causes.items(), key=lambda kv: -kv[1]):
         typer.echo(f"  {count} × {cause}")
     for table in probe_tables({run.manifest.model_spec or "model": read_probes(root)}):

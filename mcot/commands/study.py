@@ -14,10 +14,14 @@ from mcot.interrupts import EXIT_INTERRUPTED
 from mcot.study.config import read_study
 from mcot.study.run import refuse_reading_from, run_study
 
+FAILED_EXIT = 3
+PROBE_BUDGET_EXIT = 4
+
 
 @validated(StudyOptions)
 def run_study_command(study: Path, out: Path) -> int:
-    """Run (or resume) the study, print where its report is; return 0, 3 when some pair failed, 130 if interrupted."""
+    """Run (or resume) the study, print where its report is; return 0, 3 when some pair or probe failed, 4 when a
+    `[probes] max_cost` budget stopped probes (the report is written either way), 130 if interrupted."""
 
     config = read_study(Path(study))
     refuse_reading_from(config, Path(out))  # before anything is written
@@ -34,4 +38,11 @@ def run_study_command(study: Path, out: Path) -> int:
         typer.echo("interrupted: re-run the same command to resume (finished pairs are kept)", err=True)
         return EXIT_INTERRUPTED
     typer.echo(f"wrote {outcome.report} and {Path(out) / 'study.html'}")
-    return 3 if any(outcome.failed.values()) else 0
+    if outcome.probe_budget:
+        typer.echo(f"mcot: the [probes] max_cost budget stopped the probes of {', '.join(outcome.probe_budget)}; "
+                   "re-run with a larger one to go on", err=True)  # fmt: skip
+        return PROBE_BUDGET_EXIT
+    failed_probes = sum(outcome.probes_failed.values())
+    if failed_probes:
+        typer.echo(f"mcot: {failed_probes} probe(s) failed; re-run the same command to ask them again", err=True)
+    return FAILED_EXIT if any(outcome.failed.values()) or failed_probes else 0

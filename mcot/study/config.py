@@ -8,6 +8,8 @@ data entry stratified by benchmark and category, drawn with `seed`), `judge`, `j
 and RunConfig fields of its own (`base_url`, `concurrency`, `max_cost`, ...) that override the top level.
 `[[mcp]]` tables (`name`, `command`) start MCP servers for every model's run (`mcot run --mcp`), and `tools`
 lists the custom arm's tools (`"NAME:*"`: every tool of the server NAME), which the study then adds to its arms.
+A `[probes]` table (`arms`, optional `kinds`, `seed`, `limit`, `max_cost`) makes the study probe those arms of
+every model's run once it is scored (`mcot probe`, mcot.study.probing).
 Every value is checked by RunConfig itself, so a study accepts exactly what `mcot run` does.
 """
 
@@ -24,11 +26,15 @@ from mcot.core.errors import UsageError
 from mcot.core.inputs import YAML_MAX_BYTES, InputFileError, read_regular
 from mcot.core.registry import TOOLSETS
 from mcot.mcp.servers import parse_specs
+from mcot.probes.kinds import KINDS
 from mcot.runconfig import RunConfig
 
 STUDY_OWNED = ("data", "model", "out", "mode", "tools", "limit", "sample", "format")
 """RunConfig fields a study sets itself (not settable in STUDY.toml as run settings)."""
-STUDY_KEYS = ("data", "arms", "limit", "sample", "judge", "judge_base_url", "protocol", "model", "mcp", "tools")
+STUDY_KEYS = (
+    "data", "arms", "limit", "sample", "judge", "judge_base_url", "protocol", "model", "mcp", "tools", "probes"
+)  # fmt: skip
+PROBE_KEYS = ("arms", "kinds", "seed", "limit", "max_cost")
 MODEL_KEYS = ("spec", "name", "key_env")
 
 
@@ -40,6 +46,18 @@ class ModelEntry:
     name: str
     key_env: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StudyProbes:
+    """The `[probes]` table of a study: which arms of every model's run are probed, in which kinds, and the
+    shuffle seed, the first `limit` pairs of each arm and the `max_cost` (USD) of each model's probes."""
+
+    arms: tuple[str, ...]
+    kinds: tuple[str, ...] = KINDS
+    seed: int = 0
+    limit: int | None = None
+    max_cost: float | None = None
 
 
 @dataclass(frozen=True)
@@ -61,6 +79,8 @@ class StudyConfig:
     """`[[mcp]]` tables as `--mcp NAME=COMMAND` values: the MCP servers every model's run offers (docs/mcp.md)."""
     tools: str | None = None
     """`tools`: the custom arm's tools (`--tools`, e.g. "img:*" for every tool of the [[mcp]] server `img`)."""
+    probes: StudyProbes | None = None
+    """`[probes]`: the faithfulness probes of every model's run (None: none are asked)."""
 
     def run_config(self, model: ModelEntry, items: Path, out: Path) -> RunConfig:
         """Return the RunConfig of one model's run on the study's items (UsageError naming the model if refused)."""
@@ -121,11 +141,13 @@ def read_study(path: Path) -> StudyConfig:
     if sample is not None and limit is not None:
         raise UsageError(f"{path}: `sample` and `limit` choose the items in two ways: give one of them")
     models = _models(path, raw.get("model"), allowed)
+    all_arms = tuple(dict.fromkeys([*arms, *(["custom"] if tools else [])]))
+    probes = _probes(path, raw.get("probes"), all_arms)
     root = path.parent
     return StudyConfig(
         source=path,
         data=tuple((root / d).resolve() if not Path(d).is_absolute() else Path(d) for d in data),
-        arms=tuple(dict.fromkeys([*arms, *(["custom"] if tools else [])])),
+        arms=all_arms,
         models=models,
         limit=limit,
         sample=sample,
@@ -135,6 +157,53 @@ def read_study(path: Path) -> StudyConfig:
         protocol=_optional_str(path, raw, "protocol") or "official",
         mcp=_mcp(path, raw.get("mcp")),
         tools=tools,
+        probes=probes,
+    )
+
+
+def _probes(path: Path, table: Any, arms: tuple[str, ...]) -> StudyProbes | None:
+    """Return the `[probes]` table (arms among the study's, kinds of mcot.probes.kinds), or None when absent."""
+    if table is None:
+        return None
+    example = '[probes] arms = ["canvas"] kinds = ["blank", "shuffle", "perturb"]'
+    if not isinstance(table, dict):
+        raise UsageError(f"{path}: `probes` is a table, e.g. {example}")
+    extra = sorted(set(table) - set(PROBE_KEYS))
+    if extra:
+        raise UsageError(f"{path}: [probes] has unknown key(s) {', '.join(extra)}; it takes {', '.join(PROBE_KEYS)}")
+    chosen = table.get("arms")
+    if isinstance(chosen, str):
+        chosen = [chosen]
+    if not isinstance(chosen, list) or not chosen or not all(isinstance(a, str) for a in chosen):
+        raise UsageError(f"{path}: [probes] `arms` must list arms of the study, e.g. {example}")
+    missing = [arm for arm in chosen if arm not in arms]
+    if missing:
+        raise UsageError(f"{path}: [probes] arm(s) {', '.join(missing)} not among the study's arms {', '.join(arms)}")
+    if "text" in chosen:
+        raise UsageError(f"{path}: [probes] arm text offers no tools: nothing is drawn there to probe")
+    kinds = table.get("kinds", list(KINDS))
+    if isinstance(kinds, str):
+        kinds = kinds.split(",")
+    if not isinstance(kinds, list) or not kinds or not all(isinstance(k, str) for k in kinds):
+        raise UsageError(f"{path}: [probes] `kinds` must list probe kinds ({', '.join(KINDS)})")
+    unknown = [kind for kind in kinds if kind.strip() not in KINDS]
+    if unknown:
+        raise UsageError(f"{path}: [probes] unknown kind(s) {', '.join(unknown)}; the kinds are {', '.join(KINDS)}")
+    seed, limit, max_cost = table.get("seed", 0), table.get("limit"), table.get("max_cost")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise UsageError(f"{path}: [probes] `seed` must be a whole number")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise UsageError(f"{path}: [probes] `limit` must be a positive whole number (the first N pairs of each arm)")
+    if max_cost is not None and (
+        not isinstance(max_cost, int | float) or isinstance(max_cost, bool) or not max_cost > 0
+    ):
+        raise UsageError(f"{path}: [probes] `max_cost` must be a positive number of USD (each model's probes)")
+    return StudyProbes(
+        arms=tuple(dict.fromkeys(chosen)),
+        kinds=tuple(dict.fromkeys(kind.strip() for kind in kinds)),
+        seed=seed,
+        limit=limit,
+        max_cost=None if max_cost is None else float(max_cost),
     )
 
 

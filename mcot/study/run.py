@@ -5,7 +5,7 @@ DIR/study.json records what they were made from, so a later call with other data
 DIR/runs/<name> is one `mcot run` directory per model, built from a RunConfig: re-running the study resumes
 each (finished pairs are kept), and a model added to the file is the only one that runs anew. Each run is
 scored (its own report.md; a run with nothing new, already scored under the study's protocol and judge, is not
-scored again), then DIR/study.md, DIR/study.html and DIR/figures/study.png are written.
+scored again), its `[probes]` arms are probed (mcot.study.probing: resumable, RUN/probes.jsonl), then DIR/study.md, DIR/study.html and DIR/figures/study.png are written.
 
 A model's key is read from the environment only: `key_env = "MY_KEY"` makes $MY_KEY stand in for the variables
 the backends read (KEY_VARIABLES) while that model runs and is scored, and they are restored afterwards.
@@ -34,6 +34,7 @@ from mcot.mcp.servers import started
 from mcot.runner import prepare_dataset, run_items
 from mcot.sampling import stratified_sample
 from mcot.study.config import ModelEntry, StudyConfig
+from mcot.study.probing import probe_model
 
 ITEMS = "items"
 RUNS = "runs"
@@ -52,6 +53,10 @@ class StudyOutcome:
     failed: dict[str, int] = field(default_factory=dict)
     interrupted: bool = False
     report: Path | None = None
+    probes_failed: dict[str, int] = field(default_factory=dict)
+    """Per model, the probes of `[probes]` that ended as errors this time (the next call asks them again)."""
+    probe_budget: list[str] = field(default_factory=list)
+    """The models whose `[probes] max_cost` stopped some probes from starting."""
 
 
 def study_items(config: StudyConfig, out: Path) -> Path:
@@ -180,6 +185,13 @@ def _run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOu
                 return outcome
             if outcome.new_pairs[model.name] or not scored_as(run_config.out, config):
                 _score(run_config.out, judge, config.protocol)
+            if config.probes is not None:
+                probed = probe_model(run_config, config.probes, config.protocol)
+                outcome.probes_failed[model.name] = probed.failed + bool(probed.stopped)
+                if probed.budget:
+                    outcome.probe_budget.append(model.name)
+                for arm, done in probed.summaries.items():
+                    print(f"{model.name} {arm}: {done.line()}", file=sys.stderr)
         print(f"{model.name}: {summary.total} pairs, {summary.skipped_done} already done", file=sys.stderr)
     from mcot.study.report import write_study_report
 
