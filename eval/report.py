@@ -39,6 +39,7 @@ from mcot.eval.headline import ArmFigure, Difference, arm_figure, difference
 from mcot.eval.probes import run_probe_tables
 from mcot.eval.protocol_names import OFFICIAL, ROBUST
 from mcot.eval.registry import scoring_spec
+from mcot.eval.samples import read_sample_scores, samples_table
 from mcot.eval.stats import SMALL_DISCORDANCE, holm
 from mcot.eval.tables import Table, by_mode, name_protocol, outside_text, pct, plain_text
 from mcot.eval.tool_use import tool_use, tool_use_tables
@@ -424,6 +425,9 @@ def build_report(
     """
     headline = headline_table(scores)
     lead = name_protocol([headline], protocol) if headline is not None else []
+    repeated = samples_table({**read_sample_scores(run.root), 1: list(scores)})
+    if repeated is not None:  # with --samples K the headline is sample 1's; the repeats' figures follow it
+        lead += name_protocol([repeated], protocol)
     lead += tool_use_tables(tool_use(run, scores))
     lead += code_use_tables(code_use(run))
     tables = protocol_tables(run, scores, protocol) + run_probe_tables(run)

@@ -45,6 +45,7 @@ from mcot.core.rundir import (
     ScoringEntry,
     open_run,
     order_arms,
+    sample_roots,
     write_manifest,
     write_scores,
 )
@@ -200,6 +201,9 @@ def score_run(
     """
     protocol = check_protocol(protocol)
     raters = read_raters(human)
+    for _, sample in sample_roots(run_root)[1:]:  # the repeated samples first: the run's report reads their scores
+        score_run(sample, judge=judge, template=template, cache_dir=cache_dir or default_cache_dir(Path(run_root)),
+                  concurrency=concurrency, report=report, figures=False, protocol=protocol)  # fmt: skip
     run = open_run(run_root)
     templates = load_templates(template)
     cache = JudgeCache(cache_dir or default_cache_dir(run.root)) if judge is not None else None

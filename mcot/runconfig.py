@@ -19,9 +19,12 @@ from mcot.core.options import check, option, result_settings
 
 MAX_CONCURRENCY = 1024
 MAX_WORKERS = 256
+MAX_SAMPLES = 100
 EXECUTORS = ("local", "ray")
 DEFAULT_SEED = 0
 """The seed of a run's order of pairs when `--seed` is not given."""
+SAMPLE_KEY = "sample_index"
+"""The manifest's `config` key naming which of --samples a run directory holds (absent: sample 1)."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,9 @@ class RunConfig:
     sample: int | None = option(None, ge=1, metavar="N", result=True,
                                 help="a sample of N items stratified by benchmark and category, drawn with --seed "
                                 "(0 when not given)")  # fmt: skip
+    samples: int = option(1, ge=1, le=MAX_SAMPLES, metavar="K",
+                          help="ask each (item, arm) K times at --temperature: sample 1 in DIR, sample k in "
+                          "DIR/samples/k, each a resumable run of its own")  # fmt: skip
     max_steps: int = option(12, ge=1, le=200, metavar="N", help="model turns per item in the arms with tools",
                             result=True)  # fmt: skip
     seed: int | None = option(None, metavar="SEED", help="sampling seed sent to backends that take one", result=True)
@@ -86,6 +92,8 @@ class RunConfig:
     max_canvas_images: int = option(3, ge=1, cli=False, result=True,
                                     help="canvas images kept in the conversation (older ones become text)")  # fmt: skip
     max_output_tokens: int | None = option(None, ge=1, cli=False, result=True, help="most output tokens per model call")
+    sample_index: int = option(1, ge=1, cli=False,
+                               help="which of the --samples this run directory holds (1: the run itself)")  # fmt: skip
 
     def __post_init__(self) -> None:
         check(self)
@@ -104,6 +112,11 @@ class RunConfig:
             raise UsageError("--ray-address goes with --executor ray")
         if self.mcp and (self.workers > 1 or self.executor != "local"):
             raise UsageError("--mcp servers serve this process: give --workers 1 and --executor local with --mcp")
+        if self.samples > 1 and self.cache is not None:
+            raise UsageError(
+                f"--samples {self.samples} with --cache: every sample after the first would be the cached answer "
+                "(give one of them)"
+            )
         if self.sample is not None and self.limit is not None:
             raise UsageError("--sample and --limit choose the items in two ways: give one of them")
 
@@ -123,12 +136,25 @@ class RunConfig:
         return tuple(self.base_url or ())
 
     def schedule_seed(self) -> int:
-        """Return the seed of the run's order: `--seed`, else 0."""
+        """Return the seed that draws `--sample`'s items: `--seed`, else 0 (the same for every one of --samples)."""
         return self.seed if self.seed is not None else DEFAULT_SEED
 
+    def order_seed(self) -> int:
+        """Return the seed of the run's order of pairs: the items' seed for sample 1, plus k − 1 for sample k."""
+        return self.schedule_seed() + self.sample_index - 1
+
+    def backend_seed(self) -> int | None:
+        """Return the sampling seed sent to the backends: `--seed` + k − 1 for sample k (None without --seed), so
+        that a seeded backend draws each sample anew."""
+        return None if self.seed is None else self.seed + self.sample_index - 1
+
     def result_settings(self) -> dict[str, Any]:
-        """Return the manifest's `config`: the settings that change results, by their manifest names."""
-        return result_settings(self)
+        """Return the manifest's `config`: the settings that change results, by their manifest names, and
+        `sample_index` (k) in the run directory of sample k > 1 of --samples."""
+        settings = result_settings(self)
+        if self.sample_index > 1:
+            settings[SAMPLE_KEY] = self.sample_index
+        return settings
 
 
 @dataclass(frozen=True)

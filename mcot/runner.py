@@ -77,6 +77,8 @@ class RunSummary:
     cancelled: int = 0
     spent_usd: float = 0.0
     max_cost_usd: float | None = None
+    samples: list[RunSummary] = field(default_factory=list)
+    """With --samples K: each sample's own summary (sample 1 first); empty for a run of one sample."""
 
     @property
     def done(self) -> int:
@@ -221,7 +223,7 @@ def solve_recipe(config: RunConfig) -> Any:
         item_timeout_s=config.item_timeout,
         max_canvas_images=config.max_canvas_images,
         temperature=config.temperature,
-        seed=config.seed,
+        seed=config.backend_seed(),
         unsafe_local_code=config.unsafe_local_code,
     )
     limits = None
@@ -343,7 +345,7 @@ async def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool
         pacing=Pacing(config.concurrency, config.max_cost, config.log_every, bar, handle_signals),
         aimd=aimd,
         observer=observer,
-        schedule_seed=config.schedule_seed(),
+        schedule_seed=config.order_seed(),
     )
 
 

@@ -15,9 +15,9 @@ from mcot.core.item import read_items
 from mcot.core.rundir import run_lock
 from mcot.interrupts import EXIT_INTERRUPTED
 from mcot.mcp.servers import started
+from mcot.repeats import run_samples
 from mcot.runconfig import RunConfig
 from mcot.runner import RunSummary
-from mcot.runner import run_items as run_all
 from mcot.sampling import coverage
 from mcot.spending import usd
 
@@ -35,7 +35,7 @@ def run_items(**options: Any) -> int:
         config.arms  # noqa: B018 - an unknown arm or tool is a UsageError before anything is loaded
         try:
             with run_lock(config.out, "mcot run"):  # one writer per run directory: a second one refuses at once
-                summary = run_all(config)
+                summary = run_samples(config)
         except ValueError as exc:  # a bad model spec or dataset reaches the user as one line
             raise UsageError(str(exc)) from exc
     if config.limit or config.sample:
@@ -77,6 +77,10 @@ def report_end(summary: RunSummary, arms: str) -> int:
 
 def print_summary(summary: RunSummary, arms: str) -> None:
     """Print what the run did this time, the arms (one line each), and — when pairs failed — how many and why."""
+    for index, sample in enumerate(summary.samples, start=1):
+        statuses = ", ".join(f"{n} {s}" for s, n in sorted(sample.by_status.items())) or "nothing new"
+        typer.echo(f"sample {index} of {len(summary.samples)}: {sample.run_dir}: {sample.total} pairs; "
+                   f"{sample.skipped_done} already done; this time {statuses} in {sample.wall_s:.1f}s")  # fmt: skip
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(summary.by_status.items())) or "nothing new"
     typer.echo(
         f"{summary.run_dir}: {summary.total} (item, arm) pairs; {summary.skipped_done} already done; "

@@ -12,7 +12,7 @@ from mcot.breaker import check_endpoints_now
 from mcot.command_options import ScoreOptions
 from mcot.core.errors import UsageError
 from mcot.core.options import validated
-from mcot.core.rundir import RunDirError, open_run, read_manifest, run_lock
+from mcot.core.rundir import RunDirError, open_run, read_manifest, run_lock, sample_roots
 from mcot.eval.errors import EvalError
 from mcot.judging import judge_from_spec
 
@@ -51,10 +51,11 @@ def run_score(
         check_endpoints_now(judge_model)  # a dead judge endpoint refuses the command before anything is written
     try:
         with run_lock(run_dir, "mcot score"):
-            if read_manifest(Path(run_dir)).code:  # the code arms' cells re-run first: the report counts the matches
-                from mcot.code_replay import replay_code
+            for _, sample in sample_roots(Path(run_dir)):  # each of --samples is scored, the run itself last
+                if read_manifest(sample).code:  # the code arms' cells re-run first: the report counts the matches
+                    from mcot.code_replay import replay_code
 
-                typer.echo(replay_code(Path(run_dir)).line())
+                    typer.echo(replay_code(sample).line())
             summary = score_run(
                 Path(run_dir), judge=judge_model, template=judge_template, protocol=protocol, human=list(human or ())
             )

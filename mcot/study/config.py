@@ -29,7 +29,7 @@ from mcot.mcp.servers import parse_specs
 from mcot.probes.kinds import KINDS
 from mcot.runconfig import RunConfig
 
-STUDY_OWNED = ("data", "model", "out", "mode", "tools", "limit", "sample", "format")
+STUDY_OWNED = ("data", "model", "out", "mode", "tools", "limit", "sample", "format", "sample_index")
 """RunConfig fields a study sets itself (not settable in STUDY.toml as run settings)."""
 STUDY_KEYS = (
     "data", "arms", "limit", "sample", "judge", "judge_base_url", "protocol", "model", "mcp", "tools", "probes"

@@ -27,11 +27,12 @@ from mcot.breaker import check_endpoints_now
 from mcot.core.errors import UsageError
 from mcot.core.inputs import YAML_MAX_BYTES, read_regular
 from mcot.core.item import ItemError, ItemsWriter, read_items
-from mcot.core.rundir import RESULTS, SCORES, json_text, read_manifest, write_text_atomic
+from mcot.core.rundir import RESULTS, SCORES, json_text, read_manifest, sample_roots, write_text_atomic
 from mcot.eval.errors import EvalError
 from mcot.judging import judge_from_spec
 from mcot.mcp.servers import started
-from mcot.runner import prepare_dataset, run_items
+from mcot.repeats import run_samples
+from mcot.runner import prepare_dataset
 from mcot.sampling import stratified_sample
 from mcot.study.config import ModelEntry, StudyConfig
 from mcot.study.probing import probe_model
@@ -177,7 +178,7 @@ def _run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOu
     for model, run_config in planned:
         outcome.runs[model.name] = run_config.out
         with model_key(model):
-            summary = run_items(run_config, quiet=quiet)
+            summary = run_samples(run_config, quiet=quiet)
             outcome.new_pairs[model.name] = sum(summary.by_status.values())
             outcome.failed[model.name] = summary.failures.failed
             if summary.stopped == "interrupt":
@@ -239,10 +240,11 @@ def _score(run: Path, judge: Any, protocol: str) -> None:
     from mcot.eval.scoring import score_run
 
     try:
-        if read_manifest(run).code:  # as `mcot score`: the code arms' cells are replayed first
-            from mcot.code_replay import replay_code
+        for _, sample in sample_roots(run):  # as `mcot score`: the code arms' cells are replayed first
+            if read_manifest(sample).code:
+                from mcot.code_replay import replay_code
 
-            replay_code(run)
+                replay_code(sample)
         score_run(run, judge=judge, protocol=protocol)
     except EvalError as exc:
         raise UsageError(str(exc)) from exc

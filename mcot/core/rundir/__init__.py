@@ -38,6 +38,9 @@ _EXPORTS = {
     "RESULTS": "mcot.core.rundir.layout",
     "SCHEDULE": "mcot.core.rundir.layout",
     "SCORES": "mcot.core.rundir.layout",
+    "SAMPLES": "mcot.core.rundir.layout",
+    "sample_root": "mcot.core.rundir.samples",
+    "sample_roots": "mcot.core.rundir.samples",
     "ROBUST_SCORES": "mcot.core.rundir.layout",
     "safe_stem": "mcot.core.rundir.layout",
     "TRACES": "mcot.core.rundir.layout",
@@ -129,6 +132,7 @@ if TYPE_CHECKING:
         MANIFEST,
         RESULTS,
         ROBUST_SCORES,
+        SAMPLES,
         SCHEDULE,
         SCORES,
         TRACES,
@@ -156,6 +160,7 @@ if TYPE_CHECKING:
     from mcot.core.rundir.results import Result, ResultUsage
     from mcot.core.rundir.resume import resume_conflicts
     from mcot.core.rundir.run import Run, RunDir, open_run
+    from mcot.core.rundir.samples import sample_root, sample_roots
     from mcot.core.rundir.schedule import DEFAULT_SEED, read_schedule, shuffled_pairs, write_schedule
     from mcot.core.rundir.scores import Method, Score, iter_scores, read_scores, write_scores
     from mcot.core.rundir.traces import DrawnBy, Step, StepKind, Trace, TraceStore, trace_name, trace_relpath
@@ -174,6 +179,7 @@ __all__ = [
     "RESULTS",
     "RESULT_VERSION",
     "ROBUST_SCORES",
+    "SAMPLES",
     "SCHEDULE",
     "SCHEMA_KEY",
     "SCORES",
@@ -235,6 +241,8 @@ __all__ = [
     "resume_conflicts",
     "run_lock",
     "safe_stem",
+    "sample_root",
+    "sample_roots",
     "shuffled_pairs",
     "source_change",
     "temporary_dir",
