@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcot.eval.headline import is_correct
+from mcot.eval.pooled import StratumEffect, paired_means_stratum, pool
 from mcot.eval.stats import cluster_sign_flip_p, clustered_mean_interval, is_clustered
 from mcot.eval.tables import Table, pct
 
@@ -263,3 +264,39 @@ def read_sample_scores(root: Path) -> dict[int, list[Score]]:
         if (sample / SCORES).is_file():
             found[k] = read_scores(sample)
     return found
+
+
+def pooled_sample_effects(per_model: Mapping[str, SampleScores], base: str = "text") -> Table | None:
+    """Return each arm's effect over `base` on per-item mean accuracy, pooled across models per benchmark (an
+    item-weighted stratified paired estimate, strata = models, each model's variance CR1 over the benchmark's
+    clusters: mcot.eval.pooled), with the models' own effects; None when no model has two or more samples."""
+    strata: dict[tuple[str, str], list[StratumEffect]] = {}
+    for model, scores in per_model.items():
+        if len(scores) < 2:
+            continue
+        groups = gather(scores)
+        for benchmark, arm in groups:
+            if arm == base or (benchmark, base) not in groups:
+                continue
+            by_id = {item.id: item for item in groups[(benchmark, base)]}
+            pairs = [(by_id[item.id], item) for item in groups[(benchmark, arm)] if item.id in by_id]
+            if pairs:
+                xs, ys = [a.mean for a, _ in pairs], [b.mean for _, b in pairs]
+                effect = paired_means_stratum(model, xs, ys, [a.unit for a, _ in pairs])
+                strata.setdefault((benchmark, arm), []).append(effect)
+    if not strata:
+        return None
+    table = Table(
+        f"Repeated samples: each arm − {base} on per-item mean accuracy, pooled across models",
+        ["benchmark", "arm", "models", "items", "pooled Δ", "95% CI", "p", "per model Δ"],
+    )
+    for (benchmark, arm), effects in sorted(strata.items(), key=lambda kv: (kv[0][0], order_arms([kv[0][1]]))):
+        found = pool(effects)
+        own = "; ".join(f"{s.stratum} {s.effect * 100:+.1f}" for s in found.strata)
+        table.rows.append([benchmark, arm, str(len(found.strata)), str(found.n), f"{found.estimate * 100:+.1f}",
+                           _interval(found.low, found.high, signed=True), f"{found.p_value:.3g}", own])  # fmt: skip
+    table.notes.append(
+        "Per model the effect is the mean over items of (arm − base) in each item's share of right samples; models "
+        "weighted by their items; each model's variance clustered by the benchmark's key (mcot.eval.pooled)."
+    )
+    return table

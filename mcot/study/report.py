@@ -39,6 +39,7 @@ from mcot.eval.report import (
     needs_a_judge,
     with_holm,
 )
+from mcot.eval.samples import pooled_sample_effects, read_sample_scores, samples_table
 from mcot.eval.stats import SMALL_DISCORDANCE
 from mcot.eval.tables import COUNT_COLUMNS, Table, by_mode, markdown_text, pct, tally
 from mcot.eval.tool_use import tool_use, tool_use_tables
@@ -294,6 +295,7 @@ def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path)
             use.append(table)
     cost = study_cost_tables(runs)
     probes = study_probe_tables(runs)
+    repeated = study_sample_tables(runs)
     figure, figure_note = _figure(rows, out)
     specs = [model.spec for model in config.models if model.name in runs]
     caveat = run_caveats(specs, [entry.run.manifest for entry in study.runs.values()])
@@ -312,12 +314,29 @@ def build_study_report(config: StudyConfig, runs: Mapping[str, Path], out: Path)
         answer,
         *([flags] if flags.lines else []),
         *per_benchmark,
+        *([Section("Repeated samples", repeated)] if repeated else []),
         *([Section("Faithfulness probes", probes)] if probes else []),
         *([Section("Cost and efficiency", cost)] if cost else []),
         Section("Details", [details]),
         *([Section("Tool use", use)] if use else []),
     ]
     return _markdown(caveat, header, sections, figure), _html(caveat, header, sections, figure)
+
+
+def study_sample_tables(runs: Mapping[str, Path]) -> list[Table]:
+    """Return the repeated-samples tables of a study with `samples` ≥ 2: the arms' effects pooled across models on
+    per-item means, then each model's own table (none when no run has repeated samples)."""
+    per_model = {name: read_sample_scores(run) for name, run in runs.items()}
+    tables = []
+    pooled = pooled_sample_effects(per_model)
+    if pooled is not None:
+        tables.append(pooled)
+    for name, scores in per_model.items():
+        table = samples_table(scores)
+        if table is not None:
+            table.title = f"{table.title} — {name}"
+            tables.append(table)
+    return tables
 
 
 def study_coverage(runs: Mapping[str, Path]) -> str:

@@ -42,7 +42,7 @@ def test_figures_and_difference_by_hand():
     clusters = {"q1": "f1", "q2": "f1", "q3": "f2", "q4": "f3"}
     scores = {
         k: [_score(i, arm, bool(r[k - 1]), "A" if r[k - 1] else "B", clusters[i])
-            for arm, table in (("text", text), ("canvas", canvas)) for i, r in table.items()]  # fmt: skip
+            for arm, table in (("text", text), ("canvas", canvas)) for i, r in table.items()]
         for k in (1, 2, 3)
     }
     rows = {row.arm: row for row in sample_figures(scores)}

@@ -43,7 +43,7 @@ def items_dir(tmp_path: Path) -> Path:
     items = [
         (
             Item(id=item_id, benchmark="gepbench", category="counting", question=f"Item {item_id}. How many?",
-                 images=[f"images/{item_id}.png"], choices=["1", "2"], answer=answer, answer_type="choice"),  # fmt: skip
+                 images=[f"images/{item_id}.png"], choices=["1", "2"], answer=answer, answer_type="choice"),
             {f"images/{item_id}.png": buffer.read_bytes()},
         )
         for item_id, answer in ANSWERS.items()
@@ -104,3 +104,34 @@ def test_one_sample_keeps_the_manifest_and_the_seed_as_before(items_dir: Path, t
     config = RunConfig(data=items_dir, model="offline", out=tmp_path / "run", seed=4)
     assert (config.backend_seed(), config.order_seed()) == (4, 4)
     assert "sample_index" not in config.result_settings()
+
+
+def _by_model(body: dict[str, Any]) -> Reply:
+    """Model `local-a` follows `_right`; `local-b` too, but is always right in the arm with tools."""
+    text = json.dumps(body["messages"])
+    item_id = next(i for i in ANSWERS if f"Item {i}." in text)
+    right = _right(int(body["seed"]), item_id) or (body["model"] == "local-b" and bool(body.get("tools")))
+    letter = ANSWERS[item_id] if right else ("B" if ANSWERS[item_id] == "A" else "A")
+    return Reply(f"The answer is {letter}")
+
+
+def test_a_study_with_samples_pools_the_arms_effect_on_per_item_means(items_dir: Path, tmp_path: Path):
+    from mcot.commands.study import run_study_command
+
+    with FakeProvider(default=_by_model) as server:
+        text = (f'data = ["{items_dir}"]\narms = ["text", "canvas"]\nsamples = 3\nseed = 5\ntemperature = 1.0\n'
+                "concurrency = 2\n")  # fmt: skip
+        for name in ("a", "b"):
+            text += f'\n[[model]]\nspec = "openai-compatible:local-{name}"\nname = "{name}"\nbase_url = "{server.openai_url}"\n'
+        (tmp_path / "STUDY.toml").write_text(text)
+        assert run_study_command(tmp_path / "STUDY.toml", tmp_path / "study") == 0
+        assert len(server.requests) == 2 * 2 * 3 * len(ANSWERS)
+    report = (tmp_path / "study" / "study.md").read_text()
+    assert "## Repeated samples" in report
+    assert "Repeated samples (3 per item and arm) — a" in report
+    # model a: canvas and text follow the same rule (Δ 0); model b: canvas always right (Δ = 1 − text's mean)
+    text_mean = sum(sum(_right(seed, i) for seed in (5, 6, 7)) / 3 for i in ANSWERS) / len(ANSWERS)
+    pooled = (0.0 + (1 - text_mean)) / 2
+    row = next(line for line in report.splitlines() if line.startswith("| gepbench | canvas | 2 | 12 |"))
+    assert f"| {pooled * 100:+.1f} |" in row
+    assert f"b {(1 - text_mean) * 100:+.1f}" in row and "a +0.0" in row
