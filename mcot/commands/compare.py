@@ -56,9 +56,19 @@ def comparison_markdown(
     except (EvalError, RunDirError) as exc:
         raise UsageError(str(exc)) from exc
     text = "\n".join(comparison.markdown() for comparison in comparisons)
+    text += "".join(_samples_markdown(run) for run in runs)
     manifests = [read_manifest(run) for run in runs]
     caveat = run_caveats([m.model_spec for m in manifests], manifests)
     return f"> **{caveat}**\n\n{text}" if caveat else text
+
+
+def _samples_markdown(run: Path) -> str:
+    """Return, for a run with --samples K ≥ 2, its repeated-samples table (the arms' paired differences on per-item
+    means in its notes), else ""."""
+    from mcot.eval.samples import read_sample_scores, samples_table
+
+    table = samples_table(read_sample_scores(run))
+    return "" if table is None else f"\n{table.markdown().replace('### ', f'### {run}: ', 1)}"
 
 
 @validated(CompareOptions)

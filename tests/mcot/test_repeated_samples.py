@@ -135,3 +135,17 @@ def test_a_study_with_samples_pools_the_arms_effect_on_per_item_means(items_dir:
     row = next(line for line in report.splitlines() if line.startswith("| gepbench | canvas | 2 | 12 |"))
     assert f"| {pooled * 100:+.1f} |" in row
     assert f"b {(1 - text_mean) * 100:+.1f}" in row and "a +0.0" in row
+
+
+def test_compare_adds_the_repeated_samples_table(items_dir: Path, tmp_path: Path):
+    from mcot.commands.compare import comparison_markdown
+
+    with FakeProvider(default=_by_model) as server:
+        config = RunConfig(data=items_dir, model="openai-compatible:local-b", base_url=[server.openai_url],
+                           out=tmp_path / "run", mode="text,canvas", samples=2, seed=5, temperature=1.0)  # fmt: skip
+        run_samples(config)
+    score_run(tmp_path / "run", figures=False)
+    text = comparison_markdown(tmp_path / "run")
+    assert "Repeated samples (2 per item and arm)" in text
+    means = sum(sum(_right(seed, i) for seed in (5, 6)) / 2 for i in ANSWERS) / len(ANSWERS)
+    assert f"gepbench canvas − text (per-item means, n=6): {(1 - means) * 100:+.1f}" in text
