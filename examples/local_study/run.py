@@ -102,7 +102,7 @@ def write_data(folder: Path) -> Path:
         (
             Item(id=f"q{i}", benchmark="gepbench", category="counting", question=f"Item q{i}. How many circles?",
                  images=[f"images/f{i // 2}.png"], choices=["1", "2"], answer=answer_of(i), answer_type="choice",
-                 meta={"level": "easy", "image_id": f"f{i // 2}"}),  # fmt: skip
+                 meta={"level": "easy", "image_id": f"f{i // 2}"}),
             {f"images/f{i // 2}.png": buffer.getvalue()},
         )
         for i in range(ITEMS)
