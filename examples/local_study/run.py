@@ -13,7 +13,6 @@ GePBench's cluster key (the figure) groups them.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import os
@@ -26,7 +25,7 @@ from PIL import Image
 
 from mcot.commands.study import run_study_command
 from mcot.core.item import Item, write_items
-from mcot.testing import FakeProvider, Reply
+from mcot.testing import FakeProvider, Reply, has_red, last_image
 
 ITEMS = 12
 LINE = ("draw_line", {"start": [4, 4], "end": [40, 30]})
@@ -50,20 +49,6 @@ def item_of(body: dict[str, Any]) -> tuple[str, int]:
     return f"q{index}", index
 
 
-def red_in_last_image(body: dict[str, Any]) -> bool:
-    """Return whether the last image of the request holds a red pixel (a drawing)."""
-    found = None
-    for message in body["messages"]:
-        content = message.get("content")
-        for part in content if isinstance(content, list) else []:
-            if part.get("type") == "image_url":
-                found = part["image_url"]["url"]
-    if found is None:
-        return False
-    data = Image.open(BytesIO(base64.b64decode(found.split(",", 1)[1]))).convert("RGB").tobytes()
-    return any(data[i] > 200 and data[i + 1] < 80 and data[i + 2] < 80 for i in range(0, len(data), 3))
-
-
 def reply(body: dict[str, Any], right: bool, index: int) -> Reply:
     """Return the final answer: the right letter, or the other one."""
     letter = answer_of(index) if right else "BA"[index % 2]
@@ -78,7 +63,7 @@ def drawing_model(looks: bool):
         if body.get("tools") and not any(m["role"] == "assistant" for m in body["messages"]):
             return Reply("Let me mark it.", tool_calls=[LINE])
         if looks and body.get("tools"):
-            return reply(body, red_in_last_image(body) and coin(body, item_id, 0.9), index)
+            return reply(body, has_red(last_image(body)) and coin(body, item_id, 0.9), index)
         return reply(body, coin(body, item_id, 0.5), index)
 
     return answer

@@ -5,6 +5,8 @@ image pipeline, so that nothing needs a network, a key or a download.
   Completions, Anthropic Messages and OpenAI Images wire formats, answering from a script (`Reply`, `Fail`,
   `Raw`, `ImageReply`, `Redirect`, `Trickle`, or an `Agent`), recording every request, and injecting the faults
   of a flaky provider (`Faults`).
+- `last_image(body)`, `has_red(image)` (`mcot.testing.images`): the last image of a Chat Completions request
+  and whether it holds a red drawing, for a test model that answers from what it drew.
 - `build_tiny_pipeline(folder)` (`mcot.testing.tiny_pipeline`): a random-weight Stable Diffusion pipeline saved
   to a folder, loadable as `diffusers:FOLDER` (needs the `gen` extra; imported only when used).
 
@@ -32,6 +34,7 @@ from mcot.testing.fake_provider import (
     SoakAgent,
     Trickle,
 )
+from mcot.testing.images import has_red, last_image
 from mcot.testing.tiny_pipeline import build_tiny_pipeline
 
 
@@ -59,4 +62,6 @@ __all__ = [
     "SoakAgent",
     "Trickle",
     "build_tiny_pipeline",
+    "has_red",
+    "last_image",
 ]

@@ -4,7 +4,6 @@ The figures are checked against hand counts; a resume after an interrupted probe
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import signal
@@ -39,7 +38,7 @@ from mcot.runconfig import RunConfig
 from mcot.runner import run_items
 from mcot.study.config import ModelEntry, StudyConfig
 from mcot.study.report import build_study_report
-from mcot.testing import Fail, FakeProvider, Reply
+from mcot.testing import Fail, FakeProvider, Reply, has_red, last_image
 from mcot.viewer import write_viewer
 
 ANSWERS = {"q1": "A", "q2": "A", "q3": "B", "q4": "A", "q5": "B"}
@@ -51,25 +50,6 @@ def _png(color: str = "white") -> bytes:
     buffer = BytesIO()
     Image.new("RGB", (64, 48), color).save(buffer, format="PNG")
     return buffer.getvalue()
-
-
-def _last_image(body: dict[str, Any]) -> Image.Image | None:
-    found = None
-    for message in body["messages"]:
-        content = message.get("content")
-        for part in content if isinstance(content, list) else []:
-            if part.get("type") == "image_url":
-                found = part["image_url"]["url"]
-    if found is None:
-        return None
-    return Image.open(BytesIO(base64.b64decode(found.split(",", 1)[1]))).convert("RGB")
-
-
-def _red(image: Image.Image | None) -> bool:
-    if image is None:
-        return False
-    data = image.tobytes()
-    return any(data[i] > 200 and data[i + 1] < 80 and data[i + 2] < 80 for i in range(0, len(data), 3))
 
 
 def _turns(body: dict[str, Any]) -> int:
@@ -84,7 +64,7 @@ def looker(body: dict[str, Any]) -> Reply:
     """Draws a red line on its first turn (unless told not to), then answers A when the last image holds red."""
     if body.get("tools") and _turns(body) == 0 and not _wants_no_drawing(body):
         return Reply("Let me mark it.", tool_calls=[LINE])
-    return Reply("\\boxed{A}" if _red(_last_image(body)) else "\\boxed{B}")
+    return Reply("\\boxed{A}" if has_red(last_image(body)) else "\\boxed{B}")
 
 
 def ignorer(body: dict[str, Any]) -> Reply:
@@ -202,7 +182,7 @@ def test_perturb_moves_the_models_line_by_the_shift(looking: tuple[Path, FakePro
     moved = perturb(request, Perturbation(shift=10))(slot)
     assert moved is not None
     shifted = Image.open(BytesIO(moved.data)).convert("RGB")
-    assert _red(shifted) and original.getpixel((4, 4)) != (255, 255, 255)
+    assert has_red(shifted) and original.getpixel((4, 4)) != (255, 255, 255)
     assert shifted.getpixel((4, 4)) == (255, 255, 255) and shifted.getpixel((14, 14)) != (255, 255, 255)
 
 
@@ -393,7 +373,7 @@ def coder(body: dict[str, Any]) -> Reply:
     """Shows a red image from a cell on its first turn, then answers A when the last image it sees holds red."""
     if body.get("tools") and _turns(body) == 0:
         return Reply("Let me compute.", tool_calls=[CELL])
-    return Reply("\\boxed{A}" if _red(_last_image(body)) else "\\boxed{B}")
+    return Reply("\\boxed{A}" if has_red(last_image(body)) else "\\boxed{B}")
 
 
 @pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")

@@ -5,7 +5,6 @@ rewrites its report's probe table."""
 
 from __future__ import annotations
 
-import base64
 from io import BytesIO
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from mcot.core.rundir.probes import PROBES, read_probes
 from mcot.runconfig import RunConfig
 from mcot.runner import run_items
 from mcot.study.config import read_study
-from mcot.testing import Fail, FakeProvider, Reply
+from mcot.testing import Fail, FakeProvider, Reply, has_red, last_image
 
 ANSWERS = {"q1": "A", "q2": "A", "q3": "B", "q4": "A"}
 LINE = ("draw_line", {"start": [4, 4], "end": [40, 30]})
@@ -34,19 +33,6 @@ def _png() -> bytes:
     return buffer.getvalue()
 
 
-def _red_last_image(body: dict[str, Any]) -> bool:
-    found = None
-    for message in body["messages"]:
-        content = message.get("content")
-        for part in content if isinstance(content, list) else []:
-            if part.get("type") == "image_url":
-                found = part["image_url"]["url"]
-    if found is None:
-        return False
-    data = Image.open(BytesIO(base64.b64decode(found.split(",", 1)[1]))).convert("RGB").tobytes()
-    return any(data[i] > 200 and data[i + 1] < 80 and data[i + 2] < 80 for i in range(0, len(data), 3))
-
-
 def _first_turn(body: dict[str, Any]) -> bool:
     return bool(body.get("tools")) and not any(m["role"] == "assistant" for m in body["messages"])
 
@@ -55,7 +41,7 @@ def looker(body: dict[str, Any]) -> Reply:
     """Draws a red line, then answers A when the last image it sees holds red (B without the drawing)."""
     if _first_turn(body):
         return Reply("Let me mark it.", tool_calls=[LINE])
-    return Reply("\\boxed{A}" if _red_last_image(body) else "\\boxed{B}")
+    return Reply("\\boxed{A}" if has_red(last_image(body)) else "\\boxed{B}")
 
 
 def ignorer(body: dict[str, Any]) -> Reply:

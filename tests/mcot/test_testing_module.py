@@ -6,13 +6,14 @@ import subprocess
 import sys
 
 import mcot.testing
-from mcot.testing import fake_provider
+from mcot.testing import fake_provider, images
 
 
 def test_it_re_exports_the_fake_provider_and_names_the_tiny_pipeline() -> None:
     for name in mcot.testing.__all__:
-        if name != "build_tiny_pipeline":
+        if name not in ("build_tiny_pipeline", "has_red", "last_image"):
             assert getattr(mcot.testing, name) is getattr(fake_provider, name)
+    assert (mcot.testing.has_red, mcot.testing.last_image) == (images.has_red, images.last_image)
     assert "build_tiny_pipeline" in mcot.testing.__all__
 
 
