@@ -137,3 +137,24 @@ def test_the_system_prompts_state_the_limits() -> None:
     assert prompt_listing() in text and "`image`" in text and "display(...)" in text
     both = load_prompt("system.code-canvas.txt").render(width=64, height=48, max_steps=5)
     assert "draw_line" in both and prompt_listing() in both
+
+
+def test_sessions_in_threads_at_once_need_no_event_loop_of_jupyter_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from jupyter_client.blocking.client import BlockingKernelClient
+
+    def shared_loop(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a run_sync wrapper ran: it shares one event loop between threads")
+
+    for name in ("get_iopub_msg", "get_shell_msg", "wait_for_ready"):
+        monkeypatch.setattr(BlockingKernelClient, name, shared_loop)
+
+    def pair(n: int) -> list[str | None]:
+        with CodeSession(LIMITS, isolated=sandbox_problem() is None) as started:
+            return [started.run(f"v = {n}").outcome, started.run("v * 2").value]
+
+    async def both() -> list[list[str | None]]:
+        return list(await asyncio.gather(asyncio.to_thread(pair, 1), asyncio.to_thread(pair, 2)))
+
+    assert asyncio.run(both()) == [["ok", "2"], ["ok", "4"]]

@@ -12,6 +12,7 @@ import base64
 import contextlib
 import json
 import os
+import queue
 import re
 import shutil
 import signal
@@ -128,15 +129,14 @@ class CodeSession:
         client.start_channels()
         self._client = client
         deadline = time.monotonic() + self.limits.start_s
-        while True:
-            try:
-                client.wait_for_ready(timeout=1)
-                break
-            except RuntimeError:
-                if self._process.poll() is not None or time.monotonic() > deadline:
-                    why = self._log_tail() or f"exit status {self._process.poll()}"
-                    self._stop()
-                    raise CodeSessionError(f"the code session did not start: {why}") from None
+        while not _answers(client):
+            if self._process.poll() is not None or time.monotonic() > deadline:
+                why = self._log_tail() or f"exit status {self._process.poll()}"
+                self._stop()
+                raise CodeSessionError(f"the code session did not start: {why}")
+        with contextlib.suppress(queue.Empty):  # the kernel's start-up status messages: not a cell's
+            while True:
+                client.iopub_channel.get_msg(timeout=0.2)
 
     def _log_tail(self) -> str:
         try:
@@ -260,7 +260,7 @@ class CodeSession:
                 self.restart()
                 break
             try:
-                message = client.get_iopub_msg(timeout=0.2)
+                message = client.iopub_channel.get_msg(timeout=0.2)
             except Exception:  # queue.Empty: nothing yet; a dead kernel shows here too
                 if not self.alive:
                     collected.end_restart(f"the session stopped ({self._death()}); {RESTARTED}")
@@ -288,7 +288,7 @@ class CodeSession:
         client = self._client
         with contextlib.suppress(Exception):
             while True:
-                client.get_shell_msg(timeout=0)
+                client.shell_channel.get_msg(timeout=0)
 
     def _death(self) -> str:
         code = self._process.poll() if self._process is not None else None
@@ -310,6 +310,26 @@ class CodeSession:
                 if child.name not in ("in", "kernel.json") and not child.name.startswith("k-"):
                     shutil.rmtree(child, ignore_errors=True) if child.is_dir() else child.unlink(missing_ok=True)
             self.restart()
+
+
+def _answers(client: Any) -> bool:
+    """Ask the kernel for its info once; return whether it replied on the shell channel within a second and its
+    iopub channel carried a message within 0.2 s after (so a cell's outputs will not be missed).
+
+    The channels' own `get_msg` is called, not the client's `get_*_msg`: those run a coroutine on an event loop
+    jupyter-core keeps in a context variable, which threads started with a copied context (asyncio.to_thread)
+    share, so two sessions driven from two such threads at once failed with "This event loop is already
+    running" — and each failure was a turn of a busy loop."""
+    asked = client.kernel_info()
+    try:
+        while True:
+            reply = client.shell_channel.get_msg(timeout=1)
+            if reply.get("parent_header", {}).get("msg_id") == asked:
+                break
+        client.iopub_channel.get_msg(timeout=0.2)
+    except queue.Empty:
+        return False
+    return True
 
 
 def _refused(code: str, message: str) -> CellResult:
