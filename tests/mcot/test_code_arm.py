@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcot.tools.code.sandbox import sandbox_problem
@@ -56,21 +57,56 @@ def _attacks(run_dir: Path, server_port: int) -> list[tuple[str, dict[str, str]]
 def test_attack_cells_from_a_model_server_end_in_one_line_results_and_the_run_goes_on(
     items_dir: Path, tmp_path: Path
 ) -> None:
+    import io
+    import threading
+
+    from mcot.core.item import read_items
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (64, 48), "white").save(buffer, format="PNG")
+    bystander = Item(id="q1", benchmark="gepbench", category="counting", question="How many squares are there?",
+                     images=["images/q1.png"], choices=["1", "2"], answer="B", answer_type="choice",
+                     meta={"level": "easy"})  # fmt: skip
+    data = tmp_path / "two"
+    write_items(data, [(read_items(items_dir)[0], {"images/q0.png": buffer.getvalue()}),
+                       (bystander, {"images/q1.png": buffer.getvalue()})])  # fmt: skip
     run = tmp_path / "run"
-    with FakeProvider([], default=Reply("done \\boxed{A}")) as server:
+    kept, attacked = threading.Event(), threading.Event()
+
+    def answer(body: dict[str, Any]) -> Reply:
+        turns = sum(m["role"] == "assistant" for m in body["messages"])
+        if "How many squares" in json.dumps(body["messages"]):  # the other pair sets a variable before the attacks
+            if turns == 1:  # and reads it after them
+                kept.set()
+                attacked.wait(240)
+            cells = ["kept = 41", "kept + 1"]
+            return Reply("", tool_calls=[("python", {"code": cells[turns]})]) if turns < 2 else Reply("\\boxed{B}")
+        if turns == 0:
+            kept.wait(240)
+            return Reply("let me try", tool_calls=_attacks(run, port))
+        attacked.set()
+        return Reply("\\boxed{A}")
+
+    with FakeProvider([], default=answer) as server:
         port = int(server.url.rsplit(":", 1)[1])
-        server.script[:] = [Reply("let me try", tool_calls=_attacks(run, port)), Reply("\\boxed{A}")]
         result = subprocess.run(
-            [sys.executable, "-m", "mcot", "run", "--data", str(items_dir), "--model", "openai-compatible:vlm",
-             "--base-url", server.openai_url, "--mode", "code", "--out", str(run)],
+            [sys.executable, "-m", "mcot", "run", "--data", str(data), "--model", "openai-compatible:vlm",
+             "--base-url", server.openai_url, "--mode", "code", "--concurrency", "2", "--out", str(run)],
             capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "OPENAI_API_KEY": "sk-secret"},
         )  # fmt: skip
-        second = [r.body for r in server.requests][-1]
+        second = [r.body for r in server.requests if "How many circles" in json.dumps(r.body["messages"])][-1]
     assert result.returncode == 0, result.stderr
-    (line,) = read_jsonl(run / "results.jsonl")
-    assert line["status"] == "ok" and line["prediction"] == "\\boxed{A}"
-    trace = next((run / "traces").glob("*.jsonl")).read_text().splitlines()
-    cells = [json.loads(t) for t in trace if json.loads(t)["kind"] == "tool"]
+    lines = {line["id"]: line for line in read_jsonl(run / "results.jsonl")}
+    assert lines["q0"]["status"] == "ok" and lines["q0"]["prediction"] == "\\boxed{A}"
+    assert lines["q1"]["status"] == "ok" and lines["q1"]["prediction"] == "\\boxed{B}"
+    tools = {
+        path.name.split(".")[0]: [
+            step for line in path.read_text().splitlines() if (step := json.loads(line))["kind"] == "tool"
+        ]
+        for path in (run / "traces").glob("*.jsonl")
+    }
+    cells = tools["q0"]
+    assert [c["result"] for c in tools["q1"]] == ["(the cell ran and produced no output)", "[value]\n42"]
     firsts = [c["result"].splitlines()[0] for c in cells]
     assert firsts[0] == "PermissionError: [Errno 1] Operation not permitted"
     assert firsts[1].startswith("FileNotFoundError")

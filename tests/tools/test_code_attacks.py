@@ -173,8 +173,12 @@ def test_killing_the_parent_is_impossible(victim: Canvas) -> None:
 def test_a_subprocess_cannot_start(victim: Canvas) -> None:
     result = cell(victim, "import subprocess\nsubprocess.run(['id'])")
     assert first_line(result) == "PermissionError: [Errno 1] Operation not permitted"
-    assert first_line(cell(victim, "import os\nos.system('id')")) == "[value]" or True
-    assert "uid=" not in cell(victim, "import os\nos.system('id')").text
+    # glibc's system() answers exit status 127 (127 << 8) when it cannot spawn the shell: no process started
+    assert cell(victim, "import os\nos.system('id')").text == "[value]\n32512"
+    assert (
+        first_line(cell(victim, "import os\nos.popen('id').read()"))
+        == "PermissionError: [Errno 1] Operation not permitted"
+    )
 
 
 def test_ctypes_tricks_end_in_a_restart_or_a_refusal(victim: Canvas) -> None:
@@ -192,7 +196,7 @@ def test_ctypes_tricks_end_in_a_restart_or_a_refusal(victim: Canvas) -> None:
 
 def test_a_gigantic_image_is_not_made_and_a_huge_one_is_not_shown(victim: Canvas) -> None:
     result = cell(victim, "Image.new('RGB', (100_000, 100_000))")
-    assert first_line(result).startswith("MemoryError") or "not shown" in result.text
+    assert first_line(result).startswith("MemoryError")  # 30 GB of pixels, past the session's address space
     header = cell(victim, "import struct, zlib\nfrom IPython.display import display\n"
                   "ihdr = struct.pack('>IIBBBBB', 100_000, 100_000, 8, 2, 0, 0, 0)\n"
                   "png = b'\\x89PNG\\r\\n\\x1a\\n' + struct.pack('>I', 13) + b'IHDR' + ihdr + struct.pack('>I', zlib.crc32(b'IHDR' + ihdr))\n"
