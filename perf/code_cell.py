@@ -5,8 +5,8 @@ crop resized 2× with bicubic, shown as the cell's value: the PNG comes back) th
 session, the same two cells in an unisolated worker process that exec()s them and sends back the value's repr
 or the image as PNG over a pipe, and the crop-and-zoom reference of perf/env_step.py (the same PIL calls in
 this process, no PNG); then a session from the warm pool (its `take`), a cold session start, and the resident
-memory of an idle session (bwrap and the kernel). Medians; the machine's other load moves them, the ratios
-measured side by side less so.
+memory of an idle session (bwrap and the kernel). Medians; the sandbox's and the worker's cells are timed in
+turn, so that the machine's other load moves both alike: their ratio holds better than either time.
 
     python perf/code_cell.py [--cells 200] [--starts 3]
 
@@ -70,6 +70,18 @@ def median_ms(run: Callable[[], object], n: int) -> float:
     return statistics.median(times)
 
 
+def paired_median_ms(first: Callable[[], object], second: Callable[[], object], n: int) -> tuple[float, float]:
+    """Return the median wall times of `first()` and `second()` in milliseconds, called in turn n times each, so
+    that a change in the machine's other load falls on both alike."""
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(n):
+        for run, kept in ((first, times[0]), (second, times[1])):
+            started = time.perf_counter()
+            run()
+            kept.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
 def main() -> None:
     """Measure and print the table and the key=value line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -84,14 +96,6 @@ def main() -> None:
 
         session = CodeSession().start()
         session.load_images([path])
-        session.run(SETUP)
-        for _ in range(10):
-            session.run(CROP_ZOOM)
-        trivial = median_ms(lambda: session.run(TRIVIAL), args.cells)
-        crop = median_ms(lambda: session.run(CROP_ZOOM), args.cells)
-        idle_mb = session.memory_bytes() / 2**20
-        session.close()
-
         parent, child = multiprocessing.Pipe()
         worker = multiprocessing.get_context("spawn").Process(target=_worker, args=(child, str(path)), daemon=True)
         worker.start()
@@ -100,11 +104,15 @@ def main() -> None:
             parent.send(code)
             return parent.recv()
 
-        ask(SETUP)
-        for _ in range(10):
-            ask(CROP_ZOOM)
-        worker_trivial = median_ms(lambda: ask(TRIVIAL), args.cells)
-        worker_crop = median_ms(lambda: ask(CROP_ZOOM), args.cells)
+        for run in (session.run, ask):
+            run(SETUP)
+            for _ in range(10):
+                run(CROP_ZOOM)
+        # the same cell in the sandbox and in the worker in turn: the ratio of two medians under the same load
+        trivial, worker_trivial = paired_median_ms(lambda: session.run(TRIVIAL), lambda: ask(TRIVIAL), args.cells)
+        crop, worker_crop = paired_median_ms(lambda: session.run(CROP_ZOOM), lambda: ask(CROP_ZOOM), args.cells)
+        idle_mb = session.memory_bytes() / 2**20
+        session.close()
         parent.send(None)
         worker.join(10)
 

@@ -158,3 +158,18 @@ def test_sessions_in_threads_at_once_need_no_event_loop_of_jupyter_core(monkeypa
         return list(await asyncio.gather(asyncio.to_thread(pair, 1), asyncio.to_thread(pair, 2)))
 
     assert asyncio.run(both()) == [["ok", "2"], ["ok", "4"]]
+
+
+def test_a_shown_image_is_encoded_once_as_png(session: CodeSession) -> None:
+    client = session._client  # the kernel's own message: what crossed the wire, not what the parent kept
+    asked = client.execute("image", store_history=False)
+    bundles = []
+    while True:
+        message = client.iopub_channel.get_msg(timeout=10)
+        if message["parent_header"].get("msg_id") != asked:
+            continue
+        if message["msg_type"] == "execute_result":
+            bundles.append(sorted(message["content"]["data"]))
+        if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
+            break
+    assert bundles == [["image/png", "text/plain"]]  # no second encoding (PIL's _repr_jpeg_) sent to be dropped

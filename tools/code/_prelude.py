@@ -72,6 +72,8 @@ def _mcot_setup_display():
 
     shell = get_ipython()
     shell.display_formatter.formatters["image/png"].for_type(Image.Image, _mcot_png)
+    # PIL images also have _repr_jpeg_: a second encoding of every image shown, sent and then dropped by the parent
+    shell.display_formatter.formatters["image/jpeg"].for_type(Image.Image, lambda img: None)
     shell.run_line_magic("matplotlib", "inline")
     shell.run_line_magic("xmode", "Plain")  # the verbose mode reads the sources of every frame: slow and long
 
