@@ -114,3 +114,34 @@ def test_canvas_env_offers_python_one_session_per_episode(tmp_path: Path) -> Non
     assert bound_session(first.canvas) is None  # the last episode's session ended with it
     assert "NameError" in json.dumps(env.python(code="x"), default=str)
     env.episode.close()
+
+
+def test_a_verl_row_of_the_code_arm_drives_mcots_verl_tool_with_one_session(code_run: Path, tmp_path: Path) -> None:
+    pytest.importorskip("verl.tools.base_tool")
+    import asyncio
+
+    from mcot.env.verl import CanvasTool
+
+    out = tmp_path / "verl"
+    done = subprocess.run([sys.executable, "-m", "mcot", "export", str(code_run), "--format", "jsonl", "--as", "verl",
+                           "--out", str(out)], capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (row,) = read_jsonl(out / "records.jsonl")
+    assert row["extra_info"]["tool_selection"] == ["python"]
+    created = row["extra_info"]["tools_kwargs"]["python"]["create_kwargs"]
+    tool = CanvasTool({"toolset": "code", "tool": "python"}, None)
+    image = (out / row["images"][0]).read_bytes()
+
+    async def episode() -> list[str]:
+        instance, _ = await tool.create("code-trajectory", create_kwargs=created, image=image)
+        texts = []
+        for code in ("x = 3\nimage.size, image.getpixel((0, 0))", "x * 2", "1 / 0"):
+            response, reward, metrics = await tool.execute(instance, {"code": code})
+            lines = response.text.splitlines()  # a value ends the text; an error starts it
+            texts.append(f"{metrics['ok']} {reward} {lines[-1] if metrics['ok'] else lines[0]}")
+        await tool.release(instance)
+        return texts
+
+    assert asyncio.run(episode()) == [
+        "True 0.0 ((64, 48), (255, 165, 0))", "True 0.0 6", "False 0.0 ZeroDivisionError: division by zero"
+    ]  # fmt: skip
