@@ -173,3 +173,17 @@ def test_a_shown_image_is_encoded_once_as_png(session: CodeSession) -> None:
         if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
             break
     assert bundles == [["image/png", "text/plain"]]  # no second encoding (PIL's _repr_jpeg_) sent to be dropped
+
+
+@needs_sandbox
+def test_a_cell_past_the_file_size_or_cpu_time_limit_ends_in_one_line() -> None:
+    limits = CodeLimits(cpu_s=4, file_mb=1, cell_s=30.0)
+    with CodeSession(limits) as small:
+        big = small.run("open('/scratch/big', 'wb').write(b'0' * 2 * 1024 * 1024)")
+        assert big.text().splitlines()[0] == "OSError: [Errno 27] File too large"
+        assert small.run("import os\nos.path.getsize('/scratch/big')").value == str(1024 * 1024)
+        spun = small.run("n = 0\nwhile True:\n    n += 1")
+        assert spun.outcome == "restart" and spun.text().splitlines()[0] == (
+            f"the session stopped (its CPU time of 4 s is spent); {RESTARTED}"
+        )
+        assert small.run("n").exception == "NameError"  # a fresh kernel, with a fresh CPU budget

@@ -79,7 +79,9 @@ def set_limits(limits: dict[str, int | float]) -> None:
         resource.RLIMIT_CORE: 0,
     }
     for which, value in pairs.items():
-        resource.setrlimit(which, (value, value))
+        # CPU time: a hard limit one second past the soft one, so that SIGXCPU (which the parent names) comes
+        # first; at equal limits the kernel sends SIGKILL, which reads as a process killed for its memory
+        resource.setrlimit(which, (value, value + 1 if which == resource.RLIMIT_CPU else value))
 
 
 def main(argv: list[str]) -> None:
