@@ -297,7 +297,11 @@ class CodeSession:
             return f"out of memory (limit {self.limits.memory_mb} MB) or killed"
         if code in (-signal.SIGXCPU, 128 + signal.SIGXCPU, 152) or "CPU" in log:
             return f"its CPU time of {self.limits.cpu_s} s is spent"
-        return f"exit status {code}" + (f": {log}" if log else "")
+        number = -code if code is not None and code < 0 else (code - 128 if code is not None and code > 128 else 0)
+        if number in signal.valid_signals():  # bwrap exits with 128 + the signal that ended the kernel
+            return f"it was killed by {signal.Signals(number).name}"
+        # the log's last line is ipykernel's connection banner (a host path) unless the kernel wrote an error
+        return f"exit status {code}" + (f": {log}" if log and "--existing" not in log else "")
 
     def _check_folder(self, collected: _Collector) -> None:
         """Restart the session when its folder (sockets, images) grew past the scratch bound: it is writable."""
