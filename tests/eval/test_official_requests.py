@@ -6,6 +6,7 @@ and compares byte for byte. These are the rows of docs/scoring.md's conformance 
 """
 
 import asyncio
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -239,3 +240,22 @@ def test_gepbench_and_gobench_official_scoring_sends_no_judge_prompt(
         asked = len(judge.requests)
     (line,) = read_jsonl(run / "scores.jsonl")
     assert asked == 0 and line["method"] == "rule"
+
+
+IMAGE_CASES = {
+    "rbench-v": {"category": "Counting", "answer": "3", "answer_type": "number"},
+    "gobench": {"category": "refraction", "answer": "", "answer_type": "rating"},
+    "gepbench": {"category": "counting", "answer": "C", "answer_type": "choice", "choices": ["1", "2", "3", "4"]},
+}
+
+
+@pytest.mark.parametrize("benchmark", sorted(IMAGE_CASES))
+def test_the_image_is_sent_as_stored_without_a_detail_level(benchmark: str, tmp_path: Path) -> None:
+    # the conformance rows "image encoding": VLMEvalKit's GPT wrapper sends a low-detail JPEG; mcot the file itself
+    name = _image(tmp_path)
+    item = Item(id="i", benchmark=benchmark, question="How many?", images=[name], **IMAGE_CASES[benchmark])
+    body = _sent(item, tmp_path)
+    user = next(m for m in body["messages"] if m["role"] == "user")
+    (image,) = [part["image_url"] for part in user["content"] if part["type"] == "image_url"]
+    stored = base64.b64encode((tmp_path / name).read_bytes()).decode()
+    assert image == {"url": f"data:image/png;base64,{stored}"}  # the PNG's own bytes, no "detail" key
