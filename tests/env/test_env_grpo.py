@@ -1,6 +1,7 @@
 """One step of TRL's own GRPOTrainer with `environment_factory=CanvasEnv` (and with `remote_environment` over two
-`mcot env serve` servers) and mcot.rewards' reward functions, on a tiny randomly initialised model (no hub): TRL builds the environments, collects their tools, resets them from the
-rows of an `mcot export --as trl` dataset, calls the reward functions with its columns, and adds `get_reward`.
+`mcot env serve` servers) and mcot.rewards' reward functions, on a tiny randomly initialised model (no hub): TRL
+builds the environments, collects their tools, resets them from the rows of an `mcot export --as trl` dataset,
+calls the reward functions with its columns, and adds `get_reward`.
 
 The model is a text model (a vision-language model needs a processor from the hub), so the rows' image
 placeholders are dropped from the prompt and the canvas is read from the jsonl export's folder (`images_root`)."""
