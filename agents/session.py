@@ -61,6 +61,8 @@ def image_part(path: Path, *, canvas: bool = False) -> ImagePart:
         if image.format == "PNG":
             image.verify()
         else:
+            if image.format == "JPEG":  # every byte is still read and entropy-decoded, at an eighth of the size
+                image.draft(image.mode, (max(1, image.width // 8), max(1, image.height // 8)))
             image.load()
         media = _MEDIA_TYPES.get(image.format or "")
         if media is None:
@@ -424,10 +426,14 @@ class Session:
             self.output_image = blob_path(self.canvas_sha)
         return self.output_image
 
+    @property
+    def holds_code_session(self) -> bool:
+        """Return whether the solve may hold a code session (an arm offering `python`, its canvas open)."""
+        return self.canvas is not None and self.tools is not None and "python" in self.tools.names
+
     def close(self) -> None:
         """End what the solve held open beyond its own objects (the pair's code session); returns nothing."""
-        if self.canvas is not None and self.tools is not None and "python" in self.tools.names:
-
+        if self.holds_code_session:
             release(self.canvas)
 
     # --- observe ---------------------------------------------------------------------------------------

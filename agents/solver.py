@@ -155,12 +155,14 @@ async def solve(
     except Exception as exc:
         status, error = "error", session.redact(f"{type(exc).__name__}: {exc}")
     try:  # an item whose answer is an image: the final canvas is the output
-        output = await asyncio.to_thread(session.finish, settled=not timed_out) if session.canvas is not None else None
+        keeps_image = session.canvas is not None and session.view.answer_type == "image"
+        output = await asyncio.to_thread(session.finish, settled=not timed_out) if keeps_image else None
     except Exception as exc:
         output = None
         if status == "ok":
             status, error = "error", session.redact(f"the final canvas could not be kept: {type(exc).__name__}: {exc}")
-    await asyncio.to_thread(session.close)
+    if session.holds_code_session:  # its kernel is shut down off the loop; nothing else needs a thread's trip
+        await asyncio.to_thread(session.close)
     usage = {
         "input_tokens": session.input_tokens,
         "output_tokens": session.output_tokens,

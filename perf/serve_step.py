@@ -8,11 +8,15 @@ measured one after another at every step, so that all see the same load of a sha
 `--steps` calls are repeated `--episodes` times (a fresh canvas each). Needs the `mcp` and `openenv` extras.
 
 Beside the wall-clock medians it reports each server process's CPU per measured step (Linux: /proc), a figure
-that a busy machine's load changes little: each server works only during its own call.
+that a busy machine's load changes little: each server works only during its own call. After the measured
+episodes, what a served step adds is split in two, again measured in turn: the transport's floor (a call refused
+for bad arguments, text only and no image: the SDK's or OpenEnv's round trip alone) and the PNG encoding of the
+changed canvas (in process, the canvas's own PNG writer on the drawn canvas: what a served step does and the
+in-process step does not).
 
 Run: python perf/serve_step.py [--steps 20] [--episodes 10] [--seed 0]. The last line is `env_step_ms=…
 mcp_step_ms=… mcp_ratio_vs_env=… openenv_step_ms=… openenv_ratio_vs_env=… mcp_server_cpu_ms=…
-openenv_server_cpu_ms=…`.
+openenv_server_cpu_ms=… mcp_floor_ms=… openenv_floor_ms=… png_ms=…`.
 """
 
 from __future__ import annotations
@@ -83,6 +87,7 @@ async def measure(args: argparse.Namespace, path: Path, item: dict[str, Any]) ->
     from openenv.core.generic_client import GenericEnvClient
 
     from mcot.env import CanvasEnv
+    from mcot.env.episode import OBSERVE_MAX_SIDE
 
     image = Image.open(path).convert("RGB")
     png = base64.b64encode(path.read_bytes()).decode("ascii")
@@ -92,7 +97,9 @@ async def measure(args: argparse.Namespace, path: Path, item: dict[str, Any]) ->
     port = _free_port()
     served = subprocess.Popen([sys.executable, "-m", "mcot", "env", "serve", "--port", str(port)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    times: dict[str, list[float]] = {"env": [], "mcp": [], "openenv": [], "mcp_cpu": [], "openenv_cpu": []}
+    times: dict[str, list[float]] = {"env": [], "mcp": [], "openenv": [], "mcp_cpu": [], "openenv_cpu": [],
+                                     "mcp_floor": [], "openenv_floor": [], "png": []}  # fmt: skip
+    refused = {"start": "here"}  # draw_line's schema refuses it: a text-only answer, the canvas unchanged
     try:
         _wait(port, served)
         params = StdioServerParameters(command=sys.executable, args=["-m", "mcot", "mcp", "serve"])
@@ -124,6 +131,22 @@ async def measure(args: argparse.Namespace, path: Path, item: dict[str, Any]) ->
                 measured = args.episodes * args.steps  # the resets of the measured episodes are counted in
                 times["mcp_cpu"].append((_cpu_s(mcp_pid) - cpu["mcp"]) * 1000 / measured)
                 times["openenv_cpu"].append((_cpu_s(served.pid) - cpu["openenv"]) * 1000 / measured)
+                for _ in range(args.episodes):
+                    env.reset(**row)
+                    for _ in range(args.steps):
+                        env.draw_line(**line(rng))
+                        canvas = env.episode.canvas if env.episode is not None else None
+                        start = time.perf_counter()
+                        floor = await session.call_tool("draw_line", refused)
+                        after_mcp = time.perf_counter()
+                        step = remote.step({"tool": "draw_line", "arguments": refused})
+                        after_openenv = time.perf_counter()
+                        assert canvas is not None and canvas.observe(OBSERVE_MAX_SIDE).data
+                        after_png = time.perf_counter()
+                        assert floor.is_error and not step.observation["ok"]
+                        times["mcp_floor"].append((after_mcp - start) * 1000)
+                        times["openenv_floor"].append((after_openenv - after_mcp) * 1000)
+                        times["png"].append((after_png - after_openenv) * 1000)
     finally:
         served.terminate()
         served.wait(30)
@@ -146,10 +169,14 @@ def main() -> None:
     print(f"OpenEnv step draw_line over the loopback (PNG base64): median {openenv:.2f} ms ({openenv / env:.2f}×)")
     mcp_cpu, openenv_cpu = times["mcp_cpu"][0], times["openenv_cpu"][0]
     print(f"server CPU a step: mcot mcp serve {mcp_cpu:.2f} ms, mcot env serve {openenv_cpu:.2f} ms")
+    mcp_floor, openenv_floor, png = (statistics.median(times[key]) for key in ("mcp_floor", "openenv_floor", "png"))
+    print(f"transport floor (a refused call, text only): MCP {mcp_floor:.2f} ms, OpenEnv {openenv_floor:.2f} ms")
+    print(f"PNG of the changed canvas (in process, what a served step adds): median {png:.2f} ms")
     print(
         f"env_step_ms={env:.2f} mcp_step_ms={mcp:.2f} mcp_ratio_vs_env={mcp / env:.2f} "
         f"openenv_step_ms={openenv:.2f} openenv_ratio_vs_env={openenv / env:.2f} "
-        f"mcp_server_cpu_ms={mcp_cpu:.2f} openenv_server_cpu_ms={openenv_cpu:.2f}"
+        f"mcp_server_cpu_ms={mcp_cpu:.2f} openenv_server_cpu_ms={openenv_cpu:.2f} "
+        f"mcp_floor_ms={mcp_floor:.2f} openenv_floor_ms={openenv_floor:.2f} png_ms={png:.2f}"
     )
 
 

@@ -90,7 +90,7 @@ def contained_path(root: Path, relative: str, owner: str = "an item") -> Path:
         raise ItemError(f"{owner}: image path {relative!r} is absolute; it must be relative to {root}")
     try:
         base = _resolved_root(str(root))
-        target = (base / path).resolve()
+        target = _resolved_inside(base, path)
     except (OSError, RuntimeError, ValueError) as exc:
         raise ItemError(f"{owner}: image path {relative!r} cannot be resolved ({exc})") from None
     if not target.is_relative_to(base):
@@ -102,6 +102,22 @@ def contained_path(root: Path, relative: str, owner: str = "an item") -> Path:
 def _resolved_root(root: str) -> Path:
     """Return an items directory resolved (once per process: a run resolves every item's images against it)."""
     return Path(root).resolve()
+
+
+def _resolved_inside(base: Path, path: Path) -> Path:
+    """Return `base / path` resolved: its folder resolved once per process, its last part checked each time."""
+    if path.name in ("", ".", ".."):
+        return (base / path).resolve()
+    leaf = _resolved_folder(base, path.parent) / path.name
+    # a run's items keep their images in a few folders: resolving each image's whole path again cost an lstat
+    # per part on every prompt; only the last part (the file itself, or a symlink in its place) is checked anew
+    return leaf.resolve() if leaf.is_symlink() else leaf
+
+
+@lru_cache(maxsize=1024)
+def _resolved_folder(base: Path, folder: Path) -> Path:
+    """Return the folder `base / folder` resolved (`folder` may be `.`)."""
+    return (base / folder).resolve()
 
 
 def iter_items(directory: Path) -> Iterator[Item]:

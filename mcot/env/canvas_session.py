@@ -79,9 +79,11 @@ class CanvasSession:
                 base = str(self._readable(path).relative_to(root))  # Episode.open reads it under its root
             elif image is not None:
                 base = _image_bytes(image)
-            self.episode = Episode.open(chosen, self.tools, base, root)
+            opened = Episode.open(chosen, self.tools, base, root)
         except (EpisodeError, ValueError, OSError) as exc:
             return Reply(False, f"Error: {exc}")
+        self.episode.close()  # the previous canvas's code session ends now, not whenever it is garbage-collected
+        self.episode = opened
         return Reply(True, self.episode.steps[0]["text"], canvas=self.png())
 
     def call(self, name: str, arguments: Mapping[str, Any] | str | None) -> Reply:
@@ -96,6 +98,10 @@ class CanvasSession:
             images.append(episode.blobs[str(tool_step["image"]).removeprefix("blobs/").removesuffix(".png")])
         canvas = self.png() if len(episode.canvas.log) != version else None
         return Reply(observation.ok, observation.text, tuple(images), canvas)
+
+    def close(self) -> None:
+        """End what the session holds beyond its objects (the canvas's code session, with `python`); returns None."""
+        self.episode.close()
 
     def png(self) -> bytes:
         """Return the canvas as the model is shown it (scaled past 1024 px a side), as PNG bytes."""

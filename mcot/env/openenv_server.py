@@ -143,6 +143,10 @@ class CanvasOpenEnv(Environment[CanvasAction, CanvasObservation, CanvasState]):
             text=reply.text, ok=reply.ok, canvas=canvas, images=own, reward=drawing, metadata={"drawing": drawing}
         )
 
+    def close(self) -> None:
+        """End the session's canvas and its code session (OpenEnv calls it when the session ends); returns None."""
+        self.session.close()
+
     @property
     def state(self) -> CanvasState:
         """Return the session's state (episode id, step count, toolset, canvas size, item)."""

@@ -123,7 +123,10 @@ def canvas_arm(arm: str = "canvas", max_steps: int = DEFAULT_MAX_STEPS) -> Solve
         ]
         state.tools = session_tools(session)
         state.message_limit = 2 * max_steps + 2
-        return await generate(state, tool_calls="loop")
+        try:
+            return await generate(state, tool_calls="loop")
+        finally:  # a code arm's Python session ends with its sample
+            session.close()
 
     return solve
 

@@ -95,7 +95,7 @@ def canvas_server(toolset: str = "canvas", images_root: Path | None = None) -> S
         if key not in canvases:
             canvases[key] = CanvasSession(toolset, images_root)
             while len(canvases) > MAX_CANVASES:  # the least recently used canvas of a long-gone session goes
-                canvases.popitem(last=False)
+                canvases.popitem(last=False)[1].close()
         canvases.move_to_end(key)
         return canvases[key]
 

@@ -1,7 +1,8 @@
 """`mcot env serve` driven by openenv-core's own `GenericEnvClient` (its WebSocket protocol): reset with an
 `mcot export --as trl` row (or nothing: a blank canvas), steps `{"tool", "arguments"}` observing the text and the
 canvas as PNG, the drawing reward of the trace verifier, the final answer's reward from mcot.rewards; two clients
-at once keep two canvases, and a bad step answers with its reason without closing the session."""
+at once keep two canvases, and a bad step answers with its reason without closing the session; a session past
+`--max-sessions` is refused, and a client killed mid-session has its session closed, the others untouched."""
 
 from __future__ import annotations
 
@@ -151,3 +152,51 @@ def test_trls_environment_factory_over_a_list_of_servers(url: str, exported: Pat
         assert env.reset(**row, prompt=[{"role": "user", "content": "…"}]) is None and env.get_reward() == 0.0
     finally:
         env.client.close()
+
+
+def test_sessions_past_the_bound_are_refused_and_a_killed_client_frees_its_own_alone() -> None:
+    from websockets.exceptions import ConnectionClosed
+
+    port = _free_port()
+    argv = [sys.executable, "-m", "mcot", "env", "serve", "--port", str(port), "--max-sessions", "2"]
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.5).close()
+                break
+            except OSError:
+                assert process.poll() is None, "mcot env serve exited"
+                time.sleep(0.2)
+        # a client process holds the second session and is killed without closing it
+        holder = (f"from openenv.core.generic_client import GenericEnvClient\nenv = GenericEnvClient(base_url={base!r})"
+                  ".sync()\nenv.connect()\nenv.reset()\nprint('held', flush=True)\nimport time\ntime.sleep(600)\n")  # fmt: skip
+        with GenericEnvClient(base_url=base).sync() as kept:
+            kept.reset()
+            kept.step({"tool": "draw_circle", "arguments": {"center": [50, 50], "radius": 20, "fill": "red"}})
+            killed = subprocess.Popen([sys.executable, "-c", holder], stdout=subprocess.PIPE, text=True)
+            try:
+                assert killed.stdout is not None and killed.stdout.readline().strip() == "held"
+                with GenericEnvClient(base_url=base).sync() as third, pytest.raises((ConnectionClosed, RuntimeError)):
+                    third.reset()  # two sessions are the bound: OpenEnv refuses a third
+            finally:
+                killed.kill()
+                killed.wait(30)
+            after = kept.step({"tool": "mark_point", "arguments": {"at": [300, 300]}})
+            assert after.observation["ok"] and "e2" in after.observation["text"]  # the kept canvas is untouched
+            assert _image(after.observation["canvas"]).getpixel((50, 50))[0] > 200
+            deadline = time.monotonic() + 60
+            while True:  # the killed client's session is closed by the server, and its place taken again
+                try:
+                    with GenericEnvClient(base_url=base).sync() as again:
+                        assert again.reset().observation["ok"]
+                        break
+                except (ConnectionClosed, RuntimeError):
+                    assert time.monotonic() < deadline, "the killed client's session was never closed"
+                    time.sleep(0.5)
+            assert kept.state()["step_count"] == 2
+    finally:
+        process.terminate()
+        process.wait(30)

@@ -6,6 +6,7 @@ and compares byte for byte. These are the rows of docs/scoring.md's conformance 
 """
 
 import asyncio
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 from mcot.agents.backends import load_model
 from mcot.agents.solver import solve
+from mcot.eval.judges import load_templates
 from mcot.eval.protocols.gepbench import public_answer
 from PIL import Image
 
@@ -34,6 +36,10 @@ def _user_texts(body: dict[str, Any]) -> list[str]:
     if isinstance(user["content"], str):
         return [user["content"]]
     return [part["text"] for part in user["content"] if part.get("type") == "text"]
+
+
+def _roles(body: dict[str, Any]) -> list[str]:
+    return [m["role"] for m in body["messages"]]
 
 
 def _user_types(body: dict[str, Any]) -> list[str]:
@@ -69,6 +75,7 @@ def test_rbench_v_with_an_image_is_asked_in_the_forks_words(tmp_path: Path) -> N
         answer_type="choice",
     )
     body = _sent(item, tmp_path)
+    assert _roles(body) == ["user"]  # no system prompt, as the fork's build_prompt
     assert _user_texts(body) == [case["text"]]
     assert _user_types(body) == ["image_url", "text"]  # the image, then the one text block
     assert body["max_tokens"] == 2048  # VLMEvalKit's API wrapper default
@@ -87,7 +94,9 @@ def test_rbench_v_without_an_image_is_not_told_of_a_picture(tmp_path: Path) -> N
         answer_type="number",
     )
     body = _sent(item, tmp_path)
+    assert _roles(body) == ["user"]
     assert _user_texts(body) == [case["text"]]
+    assert _user_types(body) == ["text"]  # no image part at all
     assert "picture" not in case["text"]
 
 
@@ -104,8 +113,11 @@ def test_gepbench_text_arm_is_geocaps_request(tmp_path: Path) -> None:
         answer_type="choice",
     )
     body = _sent(item, tmp_path)
+    assert _roles(body) == ["user"]  # geocap sends no system prompt
     assert _user_texts(body) == [case["text"]]
+    assert _user_types(body) == ["image_url", "text"]  # the image, then the question
     assert body["max_tokens"] == 10 == BENCHMARKS.get("gepbench").max_new_tokens
+    assert body["temperature"] == 0  # greedy, as the local models' generate
 
 
 def test_gobench_understanding_sends_sys_and_the_tsvs_question(tmp_path: Path) -> None:
@@ -120,7 +132,9 @@ def test_gobench_understanding_sends_sys_and_the_tsvs_question(tmp_path: Path) -
         answer_type="rating",
     )
     body = _sent(item, tmp_path)
+    assert _roles(body) == ["user"]  # VLMEvalKit's build_prompt: no system prompt
     assert _user_texts(body) == [case["text"]]
+    assert _user_types(body) == ["image_url", "text"]  # the image, then SYS + question
     assert body["max_tokens"] == 2048 and body["temperature"] == 0  # VLMEvalKit's API wrapper defaults
 
 
@@ -165,6 +179,10 @@ def test_rbench_v_judge_requests_are_mathverses_prompts(tmp_path: Path, monkeypa
     assert line["method"] == "judge" and line["correct"] is False and line["extracted"] == "4"
     templates = {stage["template"] for stage in line["judge"]["stages"]}
     assert templates == {"mathverse_extract", "mathverse_score"}
+    judge_entry = json.loads((run / "manifest.json").read_text(encoding="utf-8"))["judge"]
+    assert judge_entry["spec"] == "openai:gpt-4o"
+    hashes = {name: load_templates()[name].sha256 for name in ("mathverse_extract", "mathverse_score")}
+    assert {name: judge_entry["templates"][name] for name in hashes} == hashes  # the manifest hashes both prompts
 
 
 def test_rbench_v_exact_match_reads_the_raw_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -183,3 +201,61 @@ def test_rbench_v_exact_match_reads_the_raw_answer(tmp_path: Path, monkeypatch: 
         asked = len(server.requests)
     (line,) = read_jsonl(run / "scores.jsonl")
     assert line["correct"] is True and line["details"]["match"] == "exact-after-extraction" and asked == 1
+
+
+GOBENCH_REPLY = (
+    "1. Yes\n2. Yes\n3. No\n4. Yes\n5. Yes\nTotal Score: 4\nAesthetics Rating: 3\nInstruction Consistency Rating: 4"
+)
+NO_JUDGE_CASES = {
+    "gepbench": (
+        Item(id="g", benchmark="gepbench", category="counting", question="How many circles?", images=[],
+             choices=["1", "2", "3", "4"], answer="C", answer_type="choice", meta={"level": "easy"}),
+        "C",
+    ),
+    "gobench": (
+        Item(id="u", benchmark="gobench", category="reflect_light_images", question="Rate it.", images=[],
+             answer="Reality Assessment Score: 4.0; Aesthetics Rating: 3.0; Instruction Consistency Rating: 4.0",
+             answer_type="rating", meta={"task": "understanding"}),
+        GOBENCH_REPLY,
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("benchmark", sorted(NO_JUDGE_CASES))
+def test_gepbench_and_gobench_official_scoring_sends_no_judge_prompt(
+    benchmark: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the rows "judge prompts: none": geocap's find_answer and VLMEvalKit's parse_prediction ask no model
+    item, reply = NO_JUDGE_CASES[benchmark]
+    write_items(tmp_path / "items", [(item, {})])
+    run = tmp_path / "run"
+    with FakeProvider([], default=Reply(reply)) as server:
+        config = RunConfig(data=tmp_path / "items", model="openai-compatible:m", out=run, mode="text",
+                           base_url=server.openai_url)  # fmt: skip
+        assert run_items(config, quiet=True).by_status == {"ok": 1}
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-judge-key-not-real")
+    monkeypatch.setenv("MCOT_JUDGE_CACHE", str(tmp_path / "judge-cache"))
+    with FakeProvider(default=Reply("1")) as judge:
+        assert run_score(run, judge="openai:gpt-4o", base_url=judge.openai_url) == 0
+        asked = len(judge.requests)
+    (line,) = read_jsonl(run / "scores.jsonl")
+    assert asked == 0 and line["method"] == "rule"
+
+
+IMAGE_CASES = {
+    "rbench-v": {"category": "Counting", "answer": "3", "answer_type": "number"},
+    "gobench": {"category": "refraction", "answer": "", "answer_type": "rating"},
+    "gepbench": {"category": "counting", "answer": "C", "answer_type": "choice", "choices": ["1", "2", "3", "4"]},
+}
+
+
+@pytest.mark.parametrize("benchmark", sorted(IMAGE_CASES))
+def test_the_image_is_sent_as_stored_without_a_detail_level(benchmark: str, tmp_path: Path) -> None:
+    # the conformance rows "image encoding": VLMEvalKit's GPT wrapper sends a low-detail JPEG; mcot the file itself
+    name = _image(tmp_path)
+    item = Item(id="i", benchmark=benchmark, question="How many?", images=[name], **IMAGE_CASES[benchmark])
+    body = _sent(item, tmp_path)
+    user = next(m for m in body["messages"] if m["role"] == "user")
+    (image,) = [part["image_url"] for part in user["content"] if part["type"] == "image_url"]
+    stored = base64.b64encode((tmp_path / name).read_bytes()).decode()
+    assert image == {"url": f"data:image/png;base64,{stored}"}  # the PNG's own bytes, no "detail" key

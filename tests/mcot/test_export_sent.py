@@ -101,3 +101,30 @@ def test_the_viewer_shows_what_was_sent(items: Path, tmp_path: Path) -> None:
     _, shards = viewer_data(open_run(tmp_path / "run"), tmp_path / "page")
     text = "".join(shards)  # the page's trace shards: each pair's detail, its `sent` included
     assert '"sent"' in text and "you cannot draw on it" in text and '"show_grid"' in text
+
+
+@pytest.mark.parametrize("view", ["records", "messages", "llava", "sharegpt", "verl", "verl-sft", "trl"])
+def test_every_view_of_a_look_run_holds_the_look_system_prompt(items: Path, tmp_path: Path, view: str) -> None:
+    wire = _run(items, tmp_path / "run", "look")[0]["messages"][0]["content"]
+    assert "zoom" in wire and "draw_line" not in wire  # the look prompt, not the canvas one
+    assert run_export(tmp_path / "run", "jsonl", tmp_path / view, view=view) == 0
+    (row,) = read_jsonl(tmp_path / view / "records.jsonl")
+    assert json.dumps(wire)[1:-1] in json.dumps(row)  # the whole prompt, as sent (JSON-escaped on both sides)
+
+
+def test_a_plugin_toolset_without_a_system_prompt_gets_one_naming_only_its_tools(items: Path, tmp_path: Path) -> None:
+    from mcot.core.declare import declare_toolset
+    from mcot.core.registry import TOOLSETS
+
+    declare_toolset("measure-only", tools=["measure_distance"], description="a plugin's arm: one domain tool")
+    try:
+        bodies = _run(items, tmp_path / "run", "measure-only")
+    finally:
+        TOOLSETS.unregister("measure-only")
+    system = bodies[0]["messages"][0]["content"]
+    assert system.startswith(load_prompt("system.generated.txt").text.split("\n")[0])
+    assert "- measure_distance:" in system
+    for other in ("zoom", "draw_line", "undo", "show_grid", "python"):
+        assert other not in system, other
+    assert [t["function"]["name"] for t in bodies[0]["tools"]] == ["measure_distance"]
+    assert _trace_sent(tmp_path / "run")["system"] == system

@@ -4,6 +4,7 @@ arm with no answers still give study.md and study.html; a figure that cannot be 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ def _items(root: Path) -> tuple[Path, Path]:
     return root / "gep", root / "toy"
 
 
-def _study(root: Path, data: tuple[Path, Path], urls: dict[str, str], arms: list[str], extra: str = "") -> Path:
+def _study(root: Path, data: Sequence[Path], urls: dict[str, str], arms: list[str], extra: str = "") -> Path:
     models = "".join(
         f'\n[[model]]\nspec = "openai-compatible:{name}"\nname = "{name}"\nbase_url = "{url}"\n'
         f'key_env = "STUDY_EDGE_KEY"\n'
@@ -86,3 +87,35 @@ def test_a_sampled_study_says_what_it_covers(tmp_path: Path) -> None:
     md = (tmp_path / "out" / "study.md").read_text(encoding="utf-8")
     assert "(a stratified sample of 2 of each)" in md
     assert "- **coverage**: 3 items: gepbench 2 (counting 2); toy-plugin 1 (only 1)" in md
+
+
+def test_a_figure_that_cannot_be_drawn_is_left_out_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(points: object, folder: Path) -> None:
+        raise ValueError("'xerr' must not contain negative values\nsecond line of the message")
+
+    monkeypatch.setattr("mcot.study.report.study_figure", broken)
+    data = _items(tmp_path)
+    with FakeProvider(default=Reply("\\boxed{C}")) as server:
+        study = _study(tmp_path, data, {"m": server.openai_url}, ["text"])
+        assert run_study_command(study, tmp_path / "out") == 0  # the runs were paid and scored: the report stands
+    md = (tmp_path / "out" / "study.md").read_text(encoding="utf-8")
+    html = (tmp_path / "out" / "study.html").read_text(encoding="utf-8")
+    line = "the figure was left out: ValueError: 'xerr' must not contain negative values"
+    assert md.count(line) == 1 and "second line" not in md
+    assert "## Figure" not in md and "<img" not in html
+    assert "| m | 100.0" in md  # the tables are written
+
+
+def test_a_study_scored_without_the_rbench_judge_titles_its_table_a_lower_bound(tmp_path: Path) -> None:
+    items = [
+        (Item(id=f"counting-{i}", benchmark="rbench-v", category="Counting", question=f"How many? ({i})", images=[],
+              answer="7", answer_type="number"), {})
+        for i in range(2)
+    ]  # fmt: skip
+    write_items(tmp_path / "rbv", items)
+    with FakeProvider(default=Reply("There are seven.")) as server:  # prose: only a judge can settle it
+        study = _study(tmp_path, [tmp_path / "rbv"], {"m": server.openai_url}, ["text"])
+        assert run_study_command(study, tmp_path / "out") == 0
+    md = (tmp_path / "out" / "study.md").read_text(encoding="utf-8")
+    bound = ", rules only: lower bound; `--judge openai:gpt-4o` gives the number"
+    assert f"### rbench-v — Overall{bound}" in md

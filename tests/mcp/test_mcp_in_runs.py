@@ -58,11 +58,11 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _run(
-    items_dir: Path, out: Path, model: str, script: list[Any], variant: str = "", **extra: Any
+    items_dir: Path, out: Path, model: str, script: list[Any], variant: str = "", tools: str = "img:*", **extra: Any
 ) -> tuple[int, list[Any]]:
     with FakeProvider(script, default=Reply("\\boxed{C}")) as server:
         url = server.anthropic_url if model.startswith("anthropic") else server.openai_url
-        code = run_command(data=items_dir, model=model, out=out, mode="custom", tools="img:*", base_url=[url],
+        code = run_command(data=items_dir, model=model, out=out, mode="custom", tools=tools, base_url=[url],
                            concurrency=1, mcp=[f"img={COMMAND} {variant}".strip()], **extra)  # fmt: skip
         return code, list(server.requests)
 
@@ -115,6 +115,20 @@ def test_anthropic_gets_the_mcp_image_inside_the_tool_result(items_dir: Path, tm
     assert reply["role"] == "user" and reply["content"][0]["type"] == "tool_result"
     inside = [block for block in reply["content"][0]["content"] if block["type"] == "image"]
     assert inside and _is_red_stamp(base64.b64decode(inside[0]["source"]["data"]))
+
+
+def test_an_arm_offers_single_mcp_tools_by_name_beside_mcots_own(items_dir: Path, tmp_path: Path, keys: None) -> None:
+    script = [Reply("stamp, then zoom", tool_calls=[("stamp", {"text": "one"}), ("zoom", {"region": [0, 0, 32, 24]})]),
+              Reply("\\boxed{C}")]  # fmt: skip
+    code, requests = _run(items_dir, tmp_path / "run", "openai-compatible:local-vlm", script, tools="stamp,zoom")
+    assert code == 0
+    assert [tool["function"]["name"] for tool in requests[0].body["tools"]] == ["stamp", "zoom"]
+    (result,) = read_jsonl(tmp_path / "run" / "results.jsonl")
+    steps = [json.loads(line) for line in (tmp_path / "run" / result["trace"]).read_text().splitlines()]
+    called = {step["tool"]: step for step in steps if step["kind"] == "tool"}
+    assert called["stamp"]["result"] == "stamped one"
+    assert _is_red_stamp((tmp_path / "run" / called["stamp"]["image"]).read_bytes())
+    assert called["zoom"]["error"] is None and called["zoom"]["image"]
 
 
 def test_a_hung_or_dead_server_fails_its_calls_in_one_line_and_the_run_goes_on(

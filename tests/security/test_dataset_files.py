@@ -223,6 +223,19 @@ def test_a_file_named_png_that_is_no_image_is_refused_everywhere(tmp_path: Path,
         image_part(path)
 
 
+def test_a_jpeg_is_sent_as_it_is_and_a_truncated_one_is_refused(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    Image.radial_gradient("L").resize((640, 480)).save(buffer, format="JPEG", quality=90)
+    whole = buffer.getvalue()
+    path = tmp_path / "figure.jpg"
+    path.write_bytes(whole)
+    part = image_part(path)
+    assert (part.data, part.media_type) == (whole, "image/jpeg")
+    path.write_bytes(whole[: len(whole) * 2 // 3])
+    with pytest.raises(OSError, match="truncated"):
+        image_part(path)
+
+
 def test_an_image_over_the_pixel_limit_is_refused_before_decoding(tmp_path: Path) -> None:
     bomb = _bomb()
     assert len(bomb) < 200_000 and 8000 * 6000 > MAX_PIXELS == DEFAULT_MAX_PIXELS

@@ -1,0 +1,119 @@
+"""The code arm's toolset served: `mcot env serve --toolset code+canvas` driven by openenv-core's own client and
+`mcot mcp serve --toolset code+canvas` by the `mcp` SDK's client give each session its own Python session, kept
+between calls and fresh after a reset; a reset, the end of an OpenEnv session and the end of an inspect sample
+close the Python session they held, rather than leaving its sandbox to the garbage collector."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import anyio
+import pytest
+
+pytest.importorskip("openenv")
+
+from mcot.tools.code.binding import bound_session
+from mcot.tools.code.sandbox import sandbox_problem
+from openenv.core.generic_client import GenericEnvClient
+
+from mcot.env.canvas_session import CanvasSession
+from mcot.env.openenv_server import CanvasAction, environment_factory
+
+pytestmark = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
+
+
+def _cell(code: str) -> CanvasAction:
+    return CanvasAction(tool="python", arguments={"code": code})
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    port = _free_port()
+    argv = [sys.executable, "-m", "mcot", "env", "serve", "--toolset", "code+canvas", "--port", str(port)]
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.5).close()
+                break
+            except OSError:
+                assert process.poll() is None, "mcot env serve exited"
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+def test_two_openenv_clients_keep_two_python_sessions(url: str) -> None:
+    with GenericEnvClient(base_url=url).sync() as first, GenericEnvClient(base_url=url).sync() as second:
+        assert first.reset().observation["tools"][:2] == ["python", "draw_line"]
+        second.reset()
+        assert first.step({"tool": "python", "arguments": {"code": "x = 'one'"}}).observation["ok"]
+        assert second.step({"tool": "python", "arguments": {"code": "x = 'two'"}}).observation["ok"]
+        one = first.step({"tool": "python", "arguments": {"code": "print(x)"}}).observation["text"]
+        two = second.step({"tool": "python", "arguments": {"code": "print(x)"}}).observation["text"]
+        assert "one" in one and "two" not in one and "two" in two and "one" not in two
+        first.reset()  # a new episode: a fresh Python session
+        again = first.step({"tool": "python", "arguments": {"code": "print('x' in globals())"}}).observation
+        assert "False" in again["text"]
+
+
+def test_a_reset_and_the_end_of_a_session_close_its_python_session() -> None:
+    env = environment_factory("code+canvas")()
+    env.reset()
+    assert "42" in env.step(_cell("print(6 * 7)")).text
+    used = bound_session(env.session.episode.canvas)
+    assert used is not None and used.alive
+    env.reset()
+    assert not used.alive  # closed by the reset, not left to the garbage collector
+    env.step(_cell("y = 1"))
+    last = bound_session(env.session.episode.canvas)
+    assert last is not None and last.alive and last is not used
+    env.close()  # what OpenEnv calls when the session ends
+    assert not last.alive
+
+
+def test_a_failed_start_keeps_the_canvas_and_its_python_session() -> None:
+    session = CanvasSession("code+canvas")
+    session.call("python", {"code": "z = 5"})
+    held = bound_session(session.episode.canvas)
+    assert held is not None
+    refused = session.start(image="not base64!")
+    assert not refused.ok and held.alive
+    assert "5" in session.call("python", {"code": "print(z)"}).text
+    session.close()
+    assert not held.alive
+
+
+def test_an_mcp_session_keeps_its_python_state_until_start_canvas() -> None:
+    pytest.importorskip("mcp")
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    async def main() -> list[str]:
+        params = StdioServerParameters(command=sys.executable, args=["-m", "mcot", "mcp", "serve", "--toolset",
+                                                                     "code+canvas"])  # fmt: skip
+        texts = []
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            for code in ("x = 41", "print(x + 1)"):
+                reply = await session.call_tool("python", {"code": code})
+                assert not reply.is_error
+                texts.append(reply.content[0].text)
+            await session.call_tool("start_canvas", {"width": 64, "height": 48})
+            texts.append((await session.call_tool("python", {"code": "print('x' in globals())"})).content[0].text)
+        return texts
+
+    _, kept, fresh = anyio.run(main)
+    assert "42" in kept and "False" in fresh
