@@ -63,7 +63,7 @@ def test_the_circuit_breaker_stops_a_run_whose_endpoint_dies(tmp_path: Path) -> 
         script.server = server
         done = mcot(
             "run", "--data", items, *COMPATIBLE, "--base-url", server.openai_url, "--out", tmp_path / "run",
-            "--concurrency", "2", "--log-every", "0", "--max-tries", "20",
+            "--concurrency", "10", "--log-every", "0", "--max-tries", "20",
         )  # fmt: skip
     # 20 tries a call: whichever pair makes the 10th failure in a row still has tries left, so it is halted
     assert done.code == 3, done.stderr
