@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import io
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hostile_servers import free_port
+from served import serving
 
 pytest.importorskip("openenv")
 
@@ -27,12 +28,6 @@ from PIL import Image
 from trainer_runs import mcot
 
 from mcot import tools
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -46,23 +41,11 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def url(exported: Path) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     argv = [sys.executable, "-m", "mcot", "env", "serve", "--port", str(port), "--images-root", str(exported),
             "--max-sessions", "4"]  # fmt: skip
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.5).close()
-                break
-            except OSError:
-                assert process.poll() is None, "mcot env serve exited"
-                time.sleep(0.2)
+    with serving(argv, port):
         yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(30)
 
 
 def _row(exported: Path) -> dict[str, Any]:
@@ -157,19 +140,10 @@ def test_trls_environment_factory_over_a_list_of_servers(url: str, exported: Pat
 def test_sessions_past_the_bound_are_refused_and_a_killed_client_frees_its_own_alone() -> None:
     from websockets.exceptions import ConnectionClosed
 
-    port = _free_port()
+    port = free_port()
     argv = [sys.executable, "-m", "mcot", "env", "serve", "--port", str(port), "--max-sessions", "2"]
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.5).close()
-                break
-            except OSError:
-                assert process.poll() is None, "mcot env serve exited"
-                time.sleep(0.2)
+    with serving(argv, port):
         # a client process holds the second session and is killed without closing it
         holder = (f"from openenv.core.generic_client import GenericEnvClient\nenv = GenericEnvClient(base_url={base!r})"
                   ".sync()\nenv.connect()\nenv.reset()\nprint('held', flush=True)\nimport time\ntime.sleep(600)\n")  # fmt: skip
@@ -197,6 +171,3 @@ def test_sessions_past_the_bound_are_refused_and_a_killed_client_frees_its_own_a
                     assert time.monotonic() < deadline, "the killed client's session was never closed"
                     time.sleep(0.5)
             assert kept.state()["step_count"] == 2
-    finally:
-        process.terminate()
-        process.wait(30)

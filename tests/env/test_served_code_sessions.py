@@ -5,14 +5,13 @@ close the Python session they held, rather than leaving its sandbox to the garba
 
 from __future__ import annotations
 
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 
 import anyio
 import pytest
+from hostile_servers import free_port
+from served import serving
 
 pytest.importorskip("openenv")
 
@@ -30,30 +29,12 @@ def _cell(code: str) -> CanvasAction:
     return CanvasAction(tool="python", arguments={"code": code})
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     argv = [sys.executable, "-m", "mcot", "env", "serve", "--toolset", "code+canvas", "--port", str(port)]
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.5).close()
-                break
-            except OSError:
-                assert process.poll() is None, "mcot env serve exited"
-                time.sleep(0.2)
+    with serving(argv, port):
         yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(30)
 
 
 def test_two_openenv_clients_keep_two_python_sessions(url: str) -> None:

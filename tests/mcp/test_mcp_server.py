@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import base64
 import io
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from hostile_servers import free_port
+from served import serving
 
 pytest.importorskip("mcp")
 
@@ -70,32 +70,14 @@ def test_stdio_lists_draws_and_returns_the_canvas_image() -> None:
     anyio.run(main)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def http_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("mcp-images")
     Image.new("RGB", (30, 20), "green").save(folder / "green.png")
-    port = _free_port()
+    port = free_port()
     argv = [sys.executable, "-m", "mcot", "mcp", "serve", "--http", f"127.0.0.1:{port}", "--images-root", str(folder)]
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.5).close()
-                break
-            except OSError:
-                assert process.poll() is None, process.stderr.read() if process.stderr else ""
-                time.sleep(0.2)
+    with serving(argv, port, stderr=subprocess.PIPE):
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(30)
 
 
 def test_http_serves_the_same_tools_and_two_sessions_keep_two_canvases(http_url: str) -> None:
