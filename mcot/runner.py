@@ -15,7 +15,7 @@ from mcot.agents import Budget, ModelSpecError, prompt_hashes
 from mcot.agents.endpoints import public_url
 from mcot.agents.limits import RateLimits
 from mcot.benchmarks.loaders import LoaderError, convert, detect_format, options_of
-from mcot.breaker import CircuitBreaker, check_endpoints, record_not_started
+from mcot.breaker import CircuitBreaker, check_endpoints, guarded, record_not_started
 from mcot.core.errors import UsageError
 from mcot.core.inputs import NotRegularFile, check_source
 from mcot.core.item import ITEMS_FILE, Item, ItemError, iter_items, read_items
@@ -303,6 +303,7 @@ async def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool
     solvers = recipe.build_solvers(observer)  # in this process these solvers do the work
     first = next(iter(solvers.values()))
     backend = first.backend
+    observer.breaker.subject = guarded("model", config.model, backend)
     check_priced(config.max_cost, backend.provider, backend.model, config.model)
     run_dir = RunDir(Path(config.out))
     preflight(config)  # a missing extra or a Ray address nothing listens on fails here, before anything is written

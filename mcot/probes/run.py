@@ -18,7 +18,7 @@ from typing import Any
 from mcot.agents.backends import load_model
 from mcot.agents.backends.base import ModelBackend
 from mcot.agents.cache import CachedBackend
-from mcot.agents.retry import Failure, RetryPolicy
+from mcot.agents.retry import RetryPolicy
 from mcot.breaker import CircuitBreaker
 from mcot.core.errors import UsageError
 from mcot.core.inputs import check_folder_or_absent
@@ -52,10 +52,7 @@ class ProbeSummary:
 
 class CallBreaker(CircuitBreaker):
     """The run's circuit breaker as a retry observer: an endpoint that stops answering (or answers 401/403) stops
-    the probes from starting, and the retries of those in flight."""
-
-    def __call__(self, failure: Failure | None) -> None:
-        self.record(failure)
+    the probes from starting, and the retries of those in flight (a `CircuitBreaker` is itself a retry observer)."""
 
 
 def open_backend(run: Run, plan: ProbePlan, breaker: CallBreaker | None = None) -> ModelBackend:

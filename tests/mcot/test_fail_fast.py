@@ -70,10 +70,11 @@ def test_the_circuit_breaker_stops_a_run_whose_endpoint_dies(tmp_path: Path) -> 
     records = list(read_jsonl(tmp_path / "run" / "results.jsonl"))
     assert len(records) == 40  # every pair has its line: nothing is lost
     assert sum(r["status"] == "ok" for r in records) == 4
-    not_started = [r for r in records if str(r["error"]).startswith("not started: the model endpoint accepts no")]
+    endpoint = f"the model {COMPATIBLE[1]} at {server.openai_url} accepts no connection"  # the model and URL named
+    not_started = [r for r in records if str(r["error"]).startswith(f"not started: {endpoint}")]
     assert len(not_started) >= 25
     assert "re-run the same command once it answers" in done.stderr
-    halted = [r for r in records if "not retried: the model endpoint" in str(r["error"])]
+    halted = [r for r in records if f"not retried: {endpoint}" in str(r["error"])]
     assert halted  # the pairs in flight stopped retrying when the breaker opened
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["sessions"][-1]["stopped"] == "breaker"
