@@ -7,13 +7,16 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
 import pytest
 from mcot.eval import extract, match
+from typer.testing import CliRunner
 
 from mcot import rewards
+from mcot.cli import app
 
 CHOICES = ["red", "green", "blue", "none"]
 ITEM = json.dumps({"id": "x", "benchmark": "rbench-v", "category": "physics", "question": "Which?",
@@ -76,3 +79,21 @@ def test_a_reader_takes_linear_steps_on_adversarial_text(name: str) -> None:
 def test_a_reader_reads_the_largest_answer_a_run_keeps(name: str) -> None:
     for unit in ("\\boxed{", "{", "[", "answer: "):
         READERS[name]((unit * (1_000_000 // len(unit)))[:1_000_000])
+
+
+def test_mcot_score_reads_the_largest_answer_a_run_keeps(tmp_path: Path) -> None:
+    """The defect, through the command: one 84 KB answer of repeated `\\boxed{` made `mcot score` take 39 s (each
+    box rescanned the rest). A run keeps answers up to 1,000,000 characters, which a quadratic reader would take
+    hours over: the suite's time-out, not a bound asserted here, is what it would meet."""
+    runner = CliRunner()
+    items, run, script = tmp_path / "items", tmp_path / "run", tmp_path / "turns.json"
+    assert runner.invoke(app, ["gen", "games", "--task", "maze", "--n", "1", "--seed", "1", "--out", str(items)]).exit_code == 0  # fmt: skip
+    script.write_text(json.dumps([{"text": ("\\boxed{" * (1_000_000 // 7 + 1))[:1_000_000]}]))
+    made = runner.invoke(app, ["run", "--data", str(items), "--model", f"scripted:{script}", "--mode", "text",
+                               "--out", str(run)])  # fmt: skip
+    assert made.exit_code == 0, made.output
+    scored = runner.invoke(app, ["score", str(run), "--protocol", "both"])
+    assert scored.exit_code == 0, scored.output
+    for name in ("scores.jsonl", "scores.robust.jsonl"):
+        (score,) = [json.loads(line) for line in (run / name).read_text().splitlines()]
+        assert (score["correct"], score["method"], score["extracted"]) == (False, "rule", None), (name, score)

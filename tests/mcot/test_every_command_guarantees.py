@@ -1,10 +1,12 @@
 """The general guarantees, each tested over the LIST of every command it covers (a new command belongs in the
-list): a file a user names is opened as a regular file without blocking (a FIFO refused in one line naming it);
-every command that writes a folder takes its one-writer lock; no command writes into a folder it reads from."""
+list): a file a user names is opened as a regular file without blocking (a FIFO refused in one line naming it,
+`NAMED_FILES`); every command that writes a folder takes its one-writer lock (`WRITERS`); no command writes into a
+folder it reads from (`READ_WRITERS`)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -29,7 +31,7 @@ with run_lock(Path(sys.argv[1]), "mcot run"):
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """An items folder, a scored run of it, a FIFO, and a study file over the items."""
+    """An items folder, a scored run of it (text and canvas), a FIFO, and a study file over the items."""
     root = tmp_path_factory.mktemp("guarantees")
     runner = CliRunner()
     items, run = root / "items", root / "run"
@@ -39,7 +41,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     )
     assert (
         runner.invoke(
-            app, ["run", "--data", str(items), "--model", "offline", "--mode", "text", "--out", str(run)]
+            app, ["run", "--data", str(items), "--model", "offline", "--mode", "text,canvas", "--out", str(run)]
         ).exit_code
         == 0
     )
@@ -74,6 +76,17 @@ def test_a_named_pipe_is_refused_in_one_line_naming_it(name: str, made: dict[str
     assert len(lines) == 1 and str(made["fifo"]) in lines[0] and "named pipe" in lines[0], (name, lines)
 
 
+def _held_copy(run: Path, out: Path) -> Path:
+    """Copy `run` into the held folder `out` (its lock file left as the holder made it); return `out`."""
+    shutil.copytree(run, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns(LOCK))
+    return out
+
+
+def _listing(folder: Path) -> list[tuple[str, int]]:
+    """Return every file under `folder` with its size: what a refused writer must leave as it was."""
+    return sorted((str(path.relative_to(folder)), path.stat().st_size) for path in folder.rglob("*") if path.is_file())
+
+
 WRITERS: dict[str, Callable[[dict[str, Path], Path], list[str]]] = {
     "run": lambda m, out: ["run", "--data", str(m["items"]), "--model", "offline", "--mode", "text", "--out", str(out)],
     "score": lambda m, out: ["score", str(out)],
@@ -87,8 +100,10 @@ WRITERS: dict[str, Callable[[dict[str, Path], Path], list[str]]] = {
     "convert": lambda m, out: ["convert", "gobench", str(m["gobench"]), "--out", str(out)],
     "select hardest": lambda m, out: ["select", "hardest", "--runs", str(m["run"]), "--share", "0.5",
                                       "--out", str(out)],
+    "probe": lambda m, out: ["probe", str(_held_copy(m["run"], out)), "--arm", "canvas"],
 }  # fmt: skip
-"""Every command that writes a run, study or items folder: each takes that folder's one-writer lock."""
+"""Every command that writes a run, study or items folder: each takes that folder's one-writer lock (a command
+that writes into an existing run is given a copy of one in the held folder)."""
 
 
 @pytest.mark.parametrize("name", WRITERS)
@@ -97,26 +112,50 @@ def test_a_second_writer_is_refused_and_nothing_is_written(name: str, made: dict
     process = subprocess.Popen([sys.executable, "-c", HOLD, str(out)], stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None and process.stdout.readline().strip() == "held"
-        result = CliRunner().invoke(app, WRITERS[name](made, out))
+        args = WRITERS[name](made, out)
+        before = _listing(out)
+        assert LOCK in dict(before)
+        result = CliRunner().invoke(app, args)
         assert result.exit_code == 2, (name, result.output)
         assert f"is in use by another mcot process (pid {process.pid}, mcot run since" in result.output
-        assert sorted(path.name for path in out.iterdir()) == [LOCK]
+        assert _listing(out) == before
     finally:
         process.kill()
         process.wait(timeout=30)
 
 
-def test_a_study_never_writes_into_the_folder_it_reads(made: dict[str, Path], tmp_path: Path) -> None:
+def _study_in(folder: Path) -> str:
+    """Write D/STUDY.toml whose data is D/items (inside the --out it is given); return its path."""
+    study = folder / "STUDY.toml"
+    study.write_text('data = ["items"]\narms = ["text"]\n[[model]]\nspec = "offline"\n')
+    return str(study)
+
+
+READ_WRITERS: dict[str, Callable[[Path], list[str]]] = {
+    "run (--out is --data)": lambda d: ["run", "--data", str(d / "items"), "--model", "offline", "--mode", "text",
+                                       "--limit", "1", "--out", str(d / "items")],
+    "run (--out inside --data)": lambda d: ["run", "--data", str(d / "items"), "--model", "offline", "--mode", "text",
+                                           "--out", str(d / "items" / "run")],
+    "run (--data inside --out)": lambda d: ["run", "--data", str(d / "items"), "--model", "offline", "--mode", "text",
+                                           "--out", str(d)],
+    "imagine (--out is --data)": lambda d: ["imagine", "--data", str(d / "items"), "--generator", "procedural",
+                                           "--out", str(d / "items")],
+    "study (data inside --out)": lambda d: ["study", _study_in(d), "--out", str(d)],
+}  # fmt: skip
+"""Every command that reads a dataset and writes a folder, given the folder D that holds the dataset D/items."""
+
+
+@pytest.mark.parametrize("name", READ_WRITERS)
+def test_no_command_writes_into_the_folder_it_reads(name: str, tmp_path: Path) -> None:
     folder = tmp_path / "D"
     assert CliRunner().invoke(app, ["gen", "games", "--task", "maze", "--n", "3", "--seed", "2",
                                     "--out", str(folder / "items")]).exit_code == 0  # fmt: skip
-    before = (folder / "items" / "items.jsonl").read_bytes()
-    study = folder / "STUDY.toml"
-    study.write_text('data = ["items"]\narms = ["text"]\n[[model]]\nspec = "offline"\n')
-    result = CliRunner().invoke(app, ["study", str(study), "--out", str(folder)])
-    assert result.exit_code == 2 and "is inside --out" in result.output
-    assert (folder / "items" / "items.jsonl").read_bytes() == before
-    assert sorted(path.name for path in folder.iterdir()) == ["STUDY.toml", "items"]
+    args = READ_WRITERS[name](folder)
+    before = _listing(folder)
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, (name, result.output)
+    assert "is inside --out" in result.output and len(result.output.strip().splitlines()) == 1, result.output
+    assert _listing(folder) == before  # D/items still holds its 3 items (a run used to freeze 1 over them)
 
 
 def test_a_study_record_that_is_not_an_object_is_named(made: dict[str, Path], tmp_path: Path) -> None:
