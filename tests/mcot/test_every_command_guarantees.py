@@ -63,6 +63,15 @@ NAMED_FILES: dict[str, Callable[[dict[str, Path]], list[str]]] = {
     "imagine --data": lambda m: ["imagine", "--data", str(m["fifo"]), "--generator", "procedural",
                                  "--out", str(m["root"] / "i1")],
     "convert": lambda m: ["convert", "gepbench", str(m["fifo"]), "--out", str(m["root"] / "c1")],
+    "convert gobench --scores": lambda m: ["convert", "gobench", str(m["gobench"]), "--scores", str(m["fifo"]),
+                                           "--out", str(m["root"] / "c2")],
+    "convert --mapping": lambda m: ["convert", "omniphys", str(m["items"] / "items.jsonl"), "--mapping",
+                                    str(m["fifo"]), "--out", str(m["root"] / "c3")],
+    "score --judge scripted:FILE": lambda m: ["score", str(m["run"]), "--judge", f"scripted:{m['fifo']}"],
+    "score --judge-template": lambda m: ["score", str(m["run"]), "--judge", "offline", "--judge-template",
+                                         str(m["fifo"])],
+    "tools call --image": lambda m: ["tools", "call", "draw_line", "--image", str(m["fifo"]),
+                                     '{"start": [0, 0], "end": [5, 5]}'],
 }  # fmt: skip
 """Every command option that names a file mcot reads."""
 
