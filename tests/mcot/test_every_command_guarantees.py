@@ -180,3 +180,32 @@ def test_a_study_record_that_is_not_an_object_is_named(made: dict[str, Path], tm
 def test_an_items_writer_leaves_no_lock_in_what_it_wrote(made: dict[str, Path]) -> None:
     assert not (made["items"] / LOCK).exists()  # `gen games` held it while writing; the finished folder has none
     assert not [path for path in made["root"].iterdir() if path.name.startswith(".")]  # nor a staging folder
+
+
+SIZE_LIMITED: dict[str, tuple[str, str, Callable[[dict[str, Path], Path], list[str]]]] = {
+    "study STUDY.toml": ("mcot.study.config", "YAML_MAX_BYTES", lambda m, big: ["study", str(big),
+                                                                                "--out", str(big.parent / "S")]),
+    "DIR/study.json": ("mcot.study.run", "YAML_MAX_BYTES", lambda m, big: ["study", str(m["study"]),
+                                                                           "--out", str(big.parent)]),
+    "score --human": ("mcot.eval.ratings", "RATINGS_MAX_BYTES", lambda m, big: ["score", str(m["run"]),
+                                                                                "--human", str(big)]),
+    "run --model scripted:FILE": ("mcot.agents.backends.scripted", "SCRIPTED_MAX_BYTES", lambda m, big: [
+        "run", "--data", str(m["items"]), "--model", f"scripted:{big}", "--mode", "text",
+        "--out", str(big.parent / "R")]),
+}  # fmt: skip
+"""Every settings file and record mcot reads with a size limit: the module and name of its limit, and the command
+given a file over it (the limit is lowered to 1,000 bytes here; the file is 2,000)."""
+
+
+@pytest.mark.parametrize("name", SIZE_LIMITED)
+def test_a_file_over_its_size_limit_is_refused_in_one_line(
+    name: str, made: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module, limit, command = SIZE_LIMITED[name]
+    monkeypatch.setattr(f"{module}.{limit}", 1000)
+    big = tmp_path / ("study.json" if name == "DIR/study.json" else "big")
+    big.write_text('{"pad": "' + "x" * 1990 + '"}')
+    result = CliRunner().invoke(app, command(made, big))
+    assert result.exit_code == 2, (name, result.output)
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and str(big) in lines[0] and "bytes; at most 1,000 are read" in lines[0], (name, lines)
