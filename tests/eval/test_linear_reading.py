@@ -12,7 +12,8 @@ from types import FrameType
 from typing import Any
 
 import pytest
-from mcot.eval import extract, match
+from mcot.eval import extract, judges, match
+from mcot.eval.errors import JudgeError
 from typer.testing import CliRunner
 
 from mcot import rewards
@@ -40,6 +41,23 @@ READERS: dict[str, Callable[[str], Any]] = {
     "match_answer": lambda text: match.match_answer(text, "12.5", answer_type="number"),
     "rewards.accuracy": lambda text: rewards.accuracy([text], item=[ITEM]),
     "rewards.answer_format": lambda text: rewards.answer_format([text], item=[ITEM]),
+    "rewards.compute_score": lambda text: rewards.compute_score("rbench-v", text, "B", {"item": ITEM}),
+    "rewards.final_text": lambda text: rewards.final_text([{"role": "assistant", "content": text}]),
+    "strip_latex_text": extract.strip_latex_text,
+    "normalize_text": match.normalize_text,
+    "arithmetic_value": match.arithmetic_value,
+    "parse_quantity": match.parse_quantity,
+    "angle_radians": match.angle_radians,
+    "match_angle": lambda text: match.match_angle(text, "30°"),
+    "judges.parse_binary": judges.parse_binary,
+    "judges.parse_verdict_exact": judges.parse_verdict_exact,
+    "judges.parse_extraction": judges.parse_extraction,
+    "judges.parse_extraction_verbatim": judges.parse_extraction_verbatim,
+    "judges.parse_extraction_whole": judges.parse_extraction_whole,
+    "judges.parse_gobench_rating": judges.parse_gobench_rating,
+    "judges.parse_result_score": judges.parse_result_score,
+    "judges.parse_process_score": judges.parse_process_score,
+    "judges.parse_diagram_grade": judges.parse_diagram_grade,
 }
 """Every function that reads model text, by name: a new one belongs here."""
 
@@ -78,7 +96,10 @@ def test_a_reader_takes_linear_steps_on_adversarial_text(name: str) -> None:
 @pytest.mark.parametrize("name", READERS)
 def test_a_reader_reads_the_largest_answer_a_run_keeps(name: str) -> None:
     for unit in ("\\boxed{", "{", "[", "answer: "):
-        READERS[name]((unit * (1_000_000 // len(unit)))[:1_000_000])
+        try:
+            READERS[name]((unit * (1_000_000 // len(unit)))[:1_000_000])
+        except JudgeError:  # a judge reply parser refuses what it cannot read: an answer, reached in time
+            pass
 
 
 def test_mcot_score_reads_the_largest_answer_a_run_keeps(tmp_path: Path) -> None:
