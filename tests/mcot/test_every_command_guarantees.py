@@ -110,6 +110,7 @@ WRITERS: dict[str, Callable[[dict[str, Path], Path], list[str]]] = {
     "select hardest": lambda m, out: ["select", "hardest", "--runs", str(m["run"]), "--share", "0.5",
                                       "--out", str(out)],
     "probe": lambda m, out: ["probe", str(_held_copy(m["run"], out)), "--arm", "canvas"],
+    "demo": lambda m, out: ["demo", "--out", str(out)],
 }  # fmt: skip
 """Every command that writes a run, study or items folder: each takes that folder's one-writer lock (a command
 that writes into an existing run is given a copy of one in the held folder)."""
@@ -165,6 +166,23 @@ def test_no_command_writes_into_the_folder_it_reads(name: str, tmp_path: Path) -
     assert result.exit_code == 2, (name, result.output)
     assert "is inside --out" in result.output and len(result.output.strip().splitlines()) == 1, result.output
     assert _listing(folder) == before  # D/items still holds its 3 items (a run used to freeze 1 over them)
+
+
+def test_a_demo_never_clears_what_it_did_not_make(made: dict[str, Path], tmp_path: Path) -> None:
+    from mcot.demo import MARK, prepare_out
+
+    folder = tmp_path / "D"
+    shutil.copytree(made["items"], folder / "items")  # the user's own items, where the demo puts its suite
+    before = _listing(folder)
+    result = CliRunner().invoke(app, ["demo", "--out", str(folder)])
+    assert result.exit_code == 2
+    assert result.output.strip() == f"mcot: {folder / 'items'} exists and was not made by mcot demo (which would " \
+                                    "replace it); choose another --out or remove it"  # fmt: skip
+    assert _listing(folder) == before
+    (folder / MARK).write_text("made by mcot demo")  # a folder an earlier demo made: its items and run are cleared
+    (folder / "run").mkdir()
+    prepare_out(folder)
+    assert sorted(path.name for path in folder.iterdir()) == [MARK]
 
 
 def test_a_study_record_that_is_not_an_object_is_named(made: dict[str, Path], tmp_path: Path) -> None:
