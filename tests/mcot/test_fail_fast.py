@@ -110,3 +110,17 @@ def test_the_breaker_counts_only_failed_connections_in_a_row() -> None:
     breaker.record(None)
     assert breaker.opened is not None  # open for the rest of the session
     assert breaker.cause().endswith("(the last: connection error (POST http://h/v1): refused)")
+
+
+def test_the_judges_breaker_stops_scoring_when_its_endpoint_dies(tmp_path: Path) -> None:
+    items = items_dir(tmp_path, 40)
+    assert mcot("run", "--data", items, *("--model", "offline", "--mode", "text"), "--out", tmp_path / "run").code == 0
+    script = DiesAfter(4)
+    with FakeProvider(default=script) as server:
+        script.server = server
+        done = mcot("score", tmp_path / "run", "--judge", "openai-compatible:j", "--base-url", server.openai_url,
+                    env={"OPENAI_API_KEY": "sk-FAKE-key-for-tests-000"})  # fmt: skip
+    assert done.code == 3, done.stderr  # judgments are missing: never 0
+    assert f"mcot: the judge openai-compatible:j at {server.openai_url} accepts no connection " \
+           f"({BREAKER_THRESHOLD} attempts in a row failed to connect)" in done.stderr.splitlines()  # fmt: skip
+    assert "judgment(s) are missing" in done.stderr
