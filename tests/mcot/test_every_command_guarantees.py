@@ -111,6 +111,7 @@ WRITERS: dict[str, Callable[[dict[str, Path], Path], list[str]]] = {
                                       "--out", str(out)],
     "probe": lambda m, out: ["probe", str(_held_copy(m["run"], out)), "--arm", "canvas"],
     "demo": lambda m, out: ["demo", "--out", str(out)],
+    "export --out": lambda m, out: ["export", str(m["run"]), "--format", "jsonl", "--out", str(out.parent / "ds")],
 }  # fmt: skip
 """Every command that writes a run, study or items folder: each takes that folder's one-writer lock (a command
 that writes into an existing run is given a copy of one in the held folder)."""
@@ -118,7 +119,7 @@ that writes into an existing run is given a copy of one in the held folder)."""
 
 @pytest.mark.parametrize("name", WRITERS)
 def test_a_second_writer_is_refused_and_nothing_is_written(name: str, made: dict[str, Path], tmp_path: Path) -> None:
-    out = tmp_path / "held"
+    out = tmp_path / (".ds.writing" if name == "export --out" else "held")  # an export's lock is its --out's sibling
     process = subprocess.Popen([sys.executable, "-c", HOLD, str(out)], stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None and process.stdout.readline().strip() == "held"
@@ -127,8 +128,9 @@ def test_a_second_writer_is_refused_and_nothing_is_written(name: str, made: dict
         assert LOCK in dict(before)
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 2, (name, result.output)
-        assert f"is in use by another mcot process (pid {process.pid}, mcot run since" in result.output
+        assert f"by another mcot process (pid {process.pid}, mcot run since" in result.output, result.output
         assert _listing(out) == before
+        assert sorted(path.name for path in tmp_path.iterdir()) == [out.name]  # nor beside it
     finally:
         process.kill()
         process.wait(timeout=30)
