@@ -22,6 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 from mcot.eval.errors import JudgeError, TemplateError
 from mcot.eval.extract import extract_json, extract_rating, extract_yes_no_answers
 
+from mcot.core.inputs import NotRegularFile, check_source
 from mcot.core.rundir import write_text_atomic
 from mcot.core.template_text import template_body
 
@@ -98,6 +99,12 @@ def load_templates(override: Path | None = None) -> dict[str, Template]:
             raise TemplateError(f"{override} holds no .txt templates (names: {', '.join(TEMPLATE_FIELDS)})")
     elif override.is_file():
         files = [override]
+    elif override.exists():  # a FIFO, a device, a socket: named, never opened (it could block)
+        try:
+            check_source(override, what="judge template")
+        except NotRegularFile as exc:
+            raise TemplateError(str(exc)) from None
+        raise TemplateError(f"judge template {override} is not a file or a folder")
     else:
         raise TemplateError(f"judge template {override} does not exist")
     for path in files:

@@ -44,6 +44,8 @@ class CircuitBreaker:
     in_row: int = 0
     last: str = ""
     opened: str | None = None
+    subject: str = ""
+    """What the breaker guards, as its reason names it (`guarded`: "the model SPEC at URL"); empty: the endpoint."""
 
     def record(self, failure: Failure | None) -> None:
         """Count one attempt's outcome (None: it succeeded); once open, the breaker stays open for the session."""
@@ -51,10 +53,9 @@ class CircuitBreaker:
             return
         if failure is not None and is_permanent(failure):
             self.last = failure.reason
-            self.opened = (
-                f"the endpoint gave a permanent answer (HTTP {failure.status}: {failure.reason}); correct the model "
-                "name or the key"
-            )
+            said = failure.reason if failure.reason.startswith("HTTP ") else f"HTTP {failure.status}: {failure.reason}"
+            self.opened = f"{self.subject or 'the endpoint'} gave a permanent answer ({said}); correct the model name " \
+                          "or the key"  # fmt: skip
             return
         if failure is None or not failure.cannot_connect:
             self.in_row = 0
@@ -63,8 +64,13 @@ class CircuitBreaker:
         self.last = failure.reason
         if self.in_row >= self.threshold:
             self.opened = (
-                f"the model endpoint accepts no connection ({self.in_row} attempts in a row failed to connect)"
+                f"{self.subject or 'the model endpoint'} accepts no connection ({self.in_row} attempts in a row failed "
+                "to connect)"
             )
+
+    def __call__(self, failure: Failure | None) -> None:
+        """Hear one attempt's outcome as a retry observer (`RetryPolicy.observer`): `record` it; returns nothing."""
+        self.record(failure)
 
     def halt_reason(self) -> str | None:
         """Return why retries should stop (the breaker is open), or None."""
@@ -73,6 +79,14 @@ class CircuitBreaker:
     def cause(self) -> str:
         """Return the failure cause recorded for a pair the open breaker kept from starting."""
         return f"not started: {self.opened}; re-run the same command once it answers (the last: {self.last})"
+
+
+def guarded(what: str, spec: str, backend: Any) -> str:
+    """Return how a breaker names what it guards: `what` (model, judge, generator), its spec and the URLs its
+    backend calls, without credentials ("the model openai-compatible:m at http://127.0.0.1:8000/v1")."""
+    endpoints = getattr(backend, "endpoints", None)
+    urls = [public_url(str(url)) for url in endpoints()] if callable(endpoints) else []
+    return f"the {what} {spec}" + (f" at {', '.join(urls)}" if urls else "")
 
 
 PERMANENT_STATUSES = (401, 403)

@@ -7,6 +7,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcot.core.errors import UsageError
 from mcot.core.item import ItemsWriter, read_items
 
 DEMO_GEPBENCH_FIGURES = 8
@@ -56,11 +57,20 @@ def generate_suite(paths: DemoPaths, *, figures: int, per_task: int, seed: int) 
         return merge_items([gep, games], paths.items)
 
 
+MARK = ".mcot-demo"
+"""The file a demo leaves in its --out: what lets a later demo clear the items and run it made there."""
+
+
 def prepare_out(out: Path) -> DemoPaths:
-    """Return the demo's paths under `out`, clearing what an earlier demo left there."""
+    """Return the demo's paths under `out`, clearing what an earlier demo left there; UsageError, before anything
+    is removed, when `out/items` or `out/run` exists and no demo made it (the user's own items or a paid run)."""
     paths = DemoPaths(Path(out))
-    for stale in (paths.items, paths.run):
-        if stale.exists():
-            shutil.rmtree(stale)
+    stale = [path for path in (paths.items, paths.run) if path.exists()]
+    if stale and not (paths.root / MARK).is_file():
+        raise UsageError(f"{stale[0]} exists and was not made by mcot demo (which would replace it); choose another "
+                         "--out or remove it")  # fmt: skip
+    for path in stale:
+        shutil.rmtree(path)
     paths.root.mkdir(parents=True, exist_ok=True)
+    (paths.root / MARK).write_text("made by mcot demo: its items and run here are replaced by the next demo\n")
     return paths

@@ -14,7 +14,7 @@ from mcot.agents.endpoints import public_url
 from mcot.agents.generators import load_generator
 from mcot.agents.generators.solver import ImageOptions, ImageSolver
 from mcot.agents.retry import RetryPolicy
-from mcot.breaker import check_endpoints_now
+from mcot.breaker import check_endpoints_now, guarded
 from mcot.core.errors import UsageError
 from mcot.core.item import Item
 from mcot.core.rundir import RunDir, build_manifest
@@ -80,6 +80,7 @@ def imagine_job(config: ImagineConfig, *, bar: bool = False) -> RunJob:
     }
     for generator in generators.values():  # a dead endpoint refuses the command before anything is written
         check_endpoints_now(generator)
+    observer.breaker.subject = " and ".join(guarded("generator", gen.spec, gen) for gen in generators.values())
     run_dir = RunDir(Path(config.out))
     items_dir = prepare_dataset(config.data, config.format, run_dir.root, generation=True)
     items = prompt_items(read_source_items(items_dir))

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mcot.core.errors import UsageError
+from mcot.core.inputs import check_folder_or_absent
 from mcot.core.options import check, option, result_settings
 
 MAX_CONCURRENCY = 1024
@@ -106,8 +107,8 @@ class RunConfig:
                 f"--cache works at temperature 0 only (a cached answer would stand in for a new sample at "
                 f"--temperature {self.temperature})"
             )
-        if self.cache is not None and Path(self.cache).exists() and not Path(self.cache).is_dir():
-            raise UsageError(f"--cache {self.cache} is not a folder: give the folder the response cache lives in")
+        if self.cache is not None:
+            check_folder_or_absent(self.cache, option="--cache", holds="the response cache lives in")
         if self.ray_address is not None and self.executor != "ray":
             raise UsageError("--ray-address goes with --executor ray")
         if self.mcp and (self.workers > 1 or self.executor != "local"):

@@ -15,7 +15,7 @@ from mcot.agents import Budget, ModelSpecError, prompt_hashes
 from mcot.agents.endpoints import public_url
 from mcot.agents.limits import RateLimits
 from mcot.benchmarks.loaders import LoaderError, convert, detect_format, options_of
-from mcot.breaker import CircuitBreaker, check_endpoints, record_not_started
+from mcot.breaker import CircuitBreaker, check_endpoints, guarded, record_not_started
 from mcot.core.errors import UsageError
 from mcot.core.inputs import NotRegularFile, check_source
 from mcot.core.item import ITEMS_FILE, Item, ItemError, iter_items, read_items
@@ -86,6 +86,15 @@ class RunSummary:
         return self.skipped_done + sum(n for status, n in self.by_status.items() if status in DONE_STATUSES)
 
 
+def refuse_reading_from(data: Path, out: Path) -> None:
+    """Raise UsageError when `data` is the folder `out` a command writes, is inside it, or holds it (its items file,
+    traces and conversions would overwrite what it reads: `--limit 1` would leave one item); returns nothing."""
+    source, target = Path(data).resolve(), Path(out).resolve()
+    if source == target or source.is_relative_to(target) or target.is_relative_to(source):
+        raise UsageError(f"--data {data} is inside --out {out} (or holds it): the command writes there and would "
+                         "overwrite what it reads; give another --out")  # fmt: skip
+
+
 def prepare_dataset(data: Path, fmt: str | None, run_root: Path, **convert_options: Any) -> Path:
     """Return an items directory for `data`: itself, or a conversion of native files into RUN/data.
 
@@ -94,6 +103,7 @@ def prepare_dataset(data: Path, fmt: str | None, run_root: Path, **convert_optio
     data = Path(data)
     if not data.exists():
         raise UsageError(f"--data {data} does not exist")
+    refuse_reading_from(data, Path(run_root))
     try:
         check_source(data, what="--data")
     except NotRegularFile as exc:
@@ -303,6 +313,7 @@ async def chat_job(config: RunConfig, *, bar: bool = False, handle_signals: bool
     solvers = recipe.build_solvers(observer)  # in this process these solvers do the work
     first = next(iter(solvers.values()))
     backend = first.backend
+    observer.breaker.subject = guarded("model", config.model, backend)
     check_priced(config.max_cost, backend.provider, backend.model, config.model)
     run_dir = RunDir(Path(config.out))
     preflight(config)  # a missing extra or a Ray address nothing listens on fails here, before anything is written

@@ -16,6 +16,7 @@ from mcot.benchmarks.loaders._peek import peek
 from mcot.benchmarks.loaders._templates import render
 from mcot.benchmarks.loaders._types import LoadedItem, LoaderError, Skip, SkipItem, Tally
 
+from mcot.core.inputs import NotRegularFile, check_regular
 from mcot.core.item import Item
 
 BENCHMARK = "gobench"
@@ -232,8 +233,12 @@ def read_scores(path: Path, records: list[Any]) -> tuple[dict[int, HumanRow], li
     `index` is taken as the record's 0-based position, checked against the prompt when the row's question
     holds text.
     """
-    if not path.is_file():
+    if not path.exists():
         raise LoaderError(f"{path}: human-score file not found")
+    try:
+        check_regular(path, what="human-score file")  # a FIFO or a device: named, never opened
+    except NotRegularFile as exc:
+        raise LoaderError(str(exc)) from None
     csv.field_size_limit(sys.maxsize)
     by_index = {r["index"]: k for k, r in enumerate(records) if isinstance(r, dict) and isinstance(r.get("index"), str)}
     with path.open(encoding="utf-8", newline="") as handle:

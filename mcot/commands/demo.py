@@ -12,7 +12,7 @@ from mcot.command_options import DemoOptions
 from mcot.commands.compare import comparison_markdown
 from mcot.commands.score import run_score
 from mcot.core.options import validated
-from mcot.core.rundir import write_text_atomic
+from mcot.core.rundir import run_lock, write_text_atomic
 from mcot.demo import DEMO_GAMES_PER_TASK, DEMO_GEPBENCH_FIGURES, DEMO_SEED, generate_suite, prepare_out
 from mcot.eval.caveats import OFFLINE_NOTE
 from mcot.runconfig import RunConfig
@@ -45,6 +45,11 @@ def run_demo(out: Path) -> int:
     """Generate a small suite, solve it in the three arms offline, score, compare, write the viewer; return 0."""
 
     started = time.perf_counter()
+    with run_lock(Path(out), "mcot demo"):  # one demo per folder: a second one refuses before clearing anything
+        return _demo(Path(out), started)
+
+
+def _demo(out: Path, started: float) -> int:
     paths = prepare_out(out)
     count = generate_suite(paths, figures=DEMO_GEPBENCH_FIGURES, per_task=DEMO_GAMES_PER_TASK, seed=DEMO_SEED)
     typer.echo(f"[1/4] generated {count} items (GePBench easy+hard, every game task) in {paths.items}")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from mcot.breaker import check_endpoints_now
+from mcot.breaker import check_endpoints_now, guarded
 from mcot.command_options import ProbeOptions
 from mcot.core.errors import UsageError
 from mcot.core.options import validated
@@ -56,6 +56,7 @@ def run_probe(
     run = open_run(root)
     breaker = CallBreaker()
     backend = open_backend(run, plan, breaker)
+    breaker.subject = guarded("model", run.manifest.model_spec or "", backend)
     check_endpoints_now(backend)  # a dead endpoint refuses the command before anything is written
     with run_lock(root, "mcot probe"):
         try:

@@ -14,7 +14,7 @@ from mcot.core.errors import UsageError
 from mcot.core.options import validated
 from mcot.core.rundir import RunDirError, open_run, read_manifest, run_lock, sample_roots
 from mcot.eval.errors import EvalError
-from mcot.judging import judge_from_spec
+from mcot.judging import BackendJudge, judge_from_spec
 
 
 @validated(ScoreOptions)
@@ -89,6 +89,9 @@ def run_score(
     if summary.people is not None:
         scores_files += f", {HUMAN_SCORES} (the people's verdicts)"
     typer.echo(f"wrote {scores_files}, report.md and report.html in {Path(run_dir)}")
+    stopped = judge_model.stopped() if isinstance(judge_model, BackendJudge) else None
+    if stopped:
+        typer.echo(f"mcot: {stopped}", err=True)
     missing = sum(1 for score in summary.scores if score.method == "judge_error")
     if missing:
         typer.echo(f"mcot: {missing} judgment(s) are missing (the judge failed or replied unparsably); "

@@ -20,8 +20,8 @@ PROBE_BUDGET_EXIT = 4
 
 @validated(StudyOptions)
 def run_study_command(study: Path, out: Path) -> int:
-    """Run (or resume) the study, print where its report is; return 0, 3 when some pair or probe failed, 4 when a
-    `[probes] max_cost` budget stopped probes (the report is written either way), 130 if interrupted."""
+    """Run (or resume) the study, print where its report is; return 0, 3 when some pair, probe or judgment failed,
+    4 when a `[probes] max_cost` budget stopped probes (the report is written either way), 130 if interrupted."""
 
     config = read_study(Path(study))
     refuse_reading_from(config, Path(out))  # before anything is written
@@ -34,6 +34,8 @@ def run_study_command(study: Path, out: Path) -> int:
         failed = outcome.failed.get(name, 0)
         note = f", {failed} pairs without an answer" if failed else ""
         typer.echo(f"{name}: {run} ({outcome.new_pairs.get(name, 0)} pairs run this time{note})")
+        for line in outcome.causes.get(name, []):
+            typer.echo(f"  {line}")
     if outcome.interrupted:
         typer.echo("interrupted: re-run the same command to resume (finished pairs are kept)", err=True)
         return EXIT_INTERRUPTED
@@ -45,4 +47,10 @@ def run_study_command(study: Path, out: Path) -> int:
     failed_probes = sum(outcome.probes_failed.values())
     if failed_probes:
         typer.echo(f"mcot: {failed_probes} probe(s) failed; re-run the same command to ask them again", err=True)
-    return FAILED_EXIT if any(outcome.failed.values()) or failed_probes else 0
+    if outcome.judge_stopped:
+        typer.echo(f"mcot: {outcome.judge_stopped}", err=True)
+    missing = sum(outcome.judge_missing.values())
+    if missing:
+        typer.echo(f"mcot: {missing} judgment(s) are missing (the judge failed or replied unparsably); re-run the "
+                   "same command to ask again", err=True)  # fmt: skip
+    return FAILED_EXIT if any(outcome.failed.values()) or failed_probes or missing else 0

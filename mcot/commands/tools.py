@@ -12,6 +12,7 @@ import typer
 from mcot.canvas import Canvas, CanvasError
 from mcot.command_options import ToolCallOptions, ToolsListOptions
 from mcot.core.errors import UsageError
+from mcot.core.inputs import NotRegularFile, check_regular
 from mcot.core.options import validated
 from mcot.core.rundir import write_bytes_atomic
 from mcot.tools import call, registry
@@ -66,8 +67,12 @@ def call_tool(
 
     try:
         if image is not None:
-            if not image.is_file():
+            if not image.exists():
                 raise UsageError(f"--image {image}: no such file")
+            try:
+                check_regular(image, what="--image")  # a FIFO or a device: named, never opened
+            except NotRegularFile as exc:
+                raise UsageError(str(exc)) from None
             canvas = Canvas.from_path(image)
         else:
             match = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", size)

@@ -19,6 +19,8 @@ from typing import Any, BinaryIO
 
 import yaml
 
+from mcot.core.errors import UsageError
+
 IMAGE_MAX_BYTES = 256 * 1024 * 1024
 """The largest image file mcot reads (a 40-megapixel PNG, the pixel limit, is well under it)."""
 YAML_MAX_BYTES = 1024 * 1024
@@ -46,6 +48,10 @@ class NotRegularFile(InputFileError):
 
 class FileTooLarge(InputFileError):
     """A file is over the size limit of what it should be (an image, a settings file)."""
+
+
+class NotAFolder(UsageError):
+    """A path given for a folder mcot writes into (a response cache) names something else (exit 2, one line)."""
 
 
 class UnsafeYaml(ValueError):
@@ -77,6 +83,13 @@ def check_source(path: Path | str, *, what: str = "data") -> None:
     mode = os.stat(path).st_mode
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         raise NotRegularFile(f"{what} {os.fspath(path)} is {kind_of(mode)}, not a file or a folder")
+
+
+def check_folder_or_absent(path: Path | str, *, option: str, holds: str) -> None:
+    """Return nothing when `path` is a folder or does not exist yet; NotAFolder naming `option` and what the folder
+    `holds` otherwise (a file there would fail every write into it, one by one, with a raw NotADirectoryError)."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise NotAFolder(f"{option} {os.fspath(path)} is not a folder: give the folder {holds}")
 
 
 def open_regular(path: Path | str, *, what: str = "file", max_bytes: int | None = None) -> BinaryIO:

@@ -12,10 +12,11 @@ import os
 import secrets
 import shutil
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mcot.core.rundir import RunInUseError, run_lock
 from mcot.export.formats import RECORDS_FILE
 
 if TYPE_CHECKING:
@@ -84,22 +85,49 @@ def _first_missing(folder: Path) -> Path | None:
 
 @contextmanager
 def staged(out: Path, folder: bool) -> Iterator[Path]:
-    """Yield a temporary sibling of `out` to write into (a folder when `folder`); move it to `out` on success."""
+    """Yield a temporary sibling of `out` to write into (a folder when `folder`); move it to `out` on success.
+
+    One export writes `out` at a time: the one-writer lock of a hidden sibling (`.OUT.writing`) is held from
+    before the leftovers of a killed export are cleared to the move, so a second export to the same `out` refuses
+    at once (ExportError naming the holder) instead of removing the first one's staged copy under it.
+    """
     out = Path(out).absolute()
     made = _first_missing(out.parent)
     out.parent.mkdir(parents=True, exist_ok=True)
-    _remove_leftovers(out)
-    temporary = out.parent / f".{out.name}.partial-{secrets.token_hex(4)}"
-    if folder:
-        temporary.mkdir()
+    with _one_writer(out):
+        _remove_leftovers(out)
+        temporary = out.parent / f".{out.name}.partial-{secrets.token_hex(4)}"
+        if folder:
+            temporary.mkdir()
+        try:
+            yield temporary
+            _replace(temporary, out)
+        except BaseException:
+            _remove(temporary)
+            if made is not None:
+                shutil.rmtree(made, ignore_errors=True)
+            raise
+
+
+def _one_writer(out: Path) -> ExitStack:
+    """Return the held lock of `out`'s writing (an ExitStack to close), or raise ExportError naming its holder."""
+    held = ExitStack()
+    root = out.parent / f".{out.name}.writing"
+    held.callback(_remove_empty, root)  # after the lock lets go: also the folder a killed export left
     try:
-        yield temporary
-        _replace(temporary, out)
-    except BaseException:
-        _remove(temporary)
-        if made is not None:
-            shutil.rmtree(made, ignore_errors=True)
-        raise
+        held.enter_context(run_lock(root, "mcot export"))
+    except RunInUseError as exc:
+        holder = str(exc).rpartition(" (")[2].removesuffix(")")
+        raise ExportError(f"--out {out} is being written by another mcot process ({holder}); wait for it or choose "
+                          "another --out") from None  # fmt: skip
+    return held
+
+
+def _remove_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:  # gone already, or another export holds it now
+        pass
 
 
 def _remove_leftovers(out: Path) -> None:

@@ -18,9 +18,10 @@ from typing import Any
 from mcot.agents.backends import load_model
 from mcot.agents.backends.base import ModelBackend
 from mcot.agents.cache import CachedBackend
-from mcot.agents.retry import Failure, RetryPolicy
+from mcot.agents.retry import RetryPolicy
 from mcot.breaker import CircuitBreaker
 from mcot.core.errors import UsageError
+from mcot.core.inputs import check_folder_or_absent
 from mcot.core.rundir import Run, open_run
 from mcot.core.rundir.probes import Probe, ProbeLedger
 from mcot.probes.asker import Asker, ProbePlan, probe_cost
@@ -51,15 +52,14 @@ class ProbeSummary:
 
 class CallBreaker(CircuitBreaker):
     """The run's circuit breaker as a retry observer: an endpoint that stops answering (or answers 401/403) stops
-    the probes from starting, and the retries of those in flight."""
-
-    def __call__(self, failure: Failure | None) -> None:
-        self.record(failure)
+    the probes from starting, and the retries of those in flight (a `CircuitBreaker` is itself a retry observer)."""
 
 
 def open_backend(run: Run, plan: ProbePlan, breaker: CallBreaker | None = None) -> ModelBackend:
     """Return the run's model as the manifest names it, with retries (heard by `breaker`) and (when asked) the
     response cache; raise UsageError for a run without a chat model or a spec that cannot load."""
+    if plan.cache is not None:  # before any probe: a file there would fail every probe's cache write
+        check_folder_or_absent(plan.cache, option="--cache", holds="the response cache lives in")
     spec = run.manifest.model_spec
     if not spec:
         raise UsageError(f"{run.root} names no chat model: only runs of `mcot run` can be probed")

@@ -27,9 +27,17 @@ from mcot.breaker import check_endpoints_now
 from mcot.core.errors import UsageError
 from mcot.core.inputs import YAML_MAX_BYTES, read_regular
 from mcot.core.item import ItemError, ItemsWriter, read_items
-from mcot.core.rundir import RESULTS, SCORES, json_text, read_manifest, sample_roots, write_text_atomic
+from mcot.core.rundir import (
+    RESULTS,
+    SCORES,
+    iter_scores,
+    json_text,
+    read_manifest,
+    sample_roots,
+    write_text_atomic,
+)
 from mcot.eval.errors import EvalError
-from mcot.judging import judge_from_spec
+from mcot.judging import BackendJudge, judge_from_spec
 from mcot.mcp.servers import started
 from mcot.repeats import run_samples
 from mcot.runner import prepare_dataset
@@ -58,6 +66,12 @@ class StudyOutcome:
     """Per model, the probes of `[probes]` that ended as errors this time (the next call asks them again)."""
     probe_budget: list[str] = field(default_factory=list)
     """The models whose `[probes] max_cost` stopped some probes from starting."""
+    causes: dict[str, list[str]] = field(default_factory=dict)
+    """Per model whose pairs failed this time, the causes counted (`N × cause` lines, as `mcot run` prints them)."""
+    judge_missing: dict[str, int] = field(default_factory=dict)
+    """Per model scored this time, its judgments that are missing (the judge failed or replied unparsably)."""
+    judge_stopped: str | None = None
+    """Why the study's judge stopped asking (its circuit breaker opened), naming the judge and its URL; else None."""
 
 
 def study_items(config: StudyConfig, out: Path) -> Path:
@@ -181,11 +195,13 @@ def _run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOu
             summary = run_samples(run_config, quiet=quiet)
             outcome.new_pairs[model.name] = sum(summary.by_status.values())
             outcome.failed[model.name] = summary.failures.failed
+            if summary.failures.failed:
+                outcome.causes[model.name] = summary.failures.lines(limit=3)
             if summary.stopped == "interrupt":
                 outcome.interrupted = True
                 return outcome
             if outcome.new_pairs[model.name] or not scored_as(run_config.out, config):
-                _score(run_config.out, judge, config.protocol)
+                outcome.judge_missing[model.name] = _score(run_config.out, judge, config.protocol)
             if config.probes is not None:
                 probed = probe_model(run_config, config.probes, config.protocol)
                 outcome.probes_failed[model.name] = probed.failed + bool(probed.stopped)
@@ -194,6 +210,7 @@ def _run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOu
                 for arm, done in probed.summaries.items():
                     print(f"{model.name} {arm}: {done.line()}", file=sys.stderr)
         print(f"{model.name}: {summary.total} pairs, {summary.skipped_done} already done", file=sys.stderr)
+    outcome.judge_stopped = judge.stopped() if isinstance(judge, BackendJudge) else None
     from mcot.study.report import write_study_report
 
     outcome.report = write_study_report(config, outcome.runs, out)
@@ -201,14 +218,17 @@ def _run_study(config: StudyConfig, out: Path, *, quiet: bool = True) -> StudyOu
 
 
 def scored_as(run: Path, config: StudyConfig) -> bool:
-    """Return whether the run's scores are of its latest results under the study's protocol and judge (no rescore)."""
+    """Return whether the run's scores are of its latest results under the study's protocol and judge, with no
+    judgment missing (no rescore)."""
 
     scores, results = run / SCORES, run / RESULTS
     if not scores.is_file() or not results.is_file() or scores.stat().st_mtime < results.stat().st_mtime:
         return False
     manifest = read_manifest(run)
     protocol = manifest.scoring.protocol if manifest.scoring is not None else None
-    return protocol == config.protocol and manifest.judge_spec == config.judge
+    if protocol != config.protocol or manifest.judge_spec != config.judge:
+        return False
+    return not any(score.method == "judge_error" for score in iter_scores(scores))  # a rerun asks them again
 
 
 def _check_models(planned: list[tuple[ModelEntry, Any]]) -> None:
@@ -236,7 +256,8 @@ def _judge(config: StudyConfig) -> Any:
     return judge
 
 
-def _score(run: Path, judge: Any, protocol: str) -> None:
+def _score(run: Path, judge: Any, protocol: str) -> int:
+    """Score the run (its code cells replayed first); return how many of its judgments are missing."""
     from mcot.eval.scoring import score_run
 
     try:
@@ -245,6 +266,7 @@ def _score(run: Path, judge: Any, protocol: str) -> None:
                 from mcot.code_replay import replay_code
 
                 replay_code(sample)
-        score_run(run, judge=judge, protocol=protocol)
+        summary = score_run(run, judge=judge, protocol=protocol)
     except EvalError as exc:
         raise UsageError(str(exc)) from exc
+    return sum(1 for score in summary.scores if score.method == "judge_error")

@@ -122,3 +122,14 @@ def test_episode_open_refuses_a_traversing_item_image(root: Path) -> None:
     item = item_from_row({**ITEM, "images": ["../outside.png"]})
     with pytest.raises(EpisodeError, match="leaves images_root"):
         Episode.open(item, ("draw_line",), None, root)
+
+
+# the servers (OpenEnv, MCP) take an absolute path that lies inside their images root; every other bad row is refused
+@pytest.mark.parametrize("name", [name for name in BAD_ROWS if name != "absolute"])
+def test_the_openenv_environment_answers_a_bad_row_in_words(name: str, root: Path) -> None:
+    served = pytest.importorskip("mcot.env.openenv_server")  # the MCP server's canvases are the same CanvasSession
+    make, _ = BAD_ROWS[name]
+    env = served.environment_factory("canvas", root)()
+    observation = env.reset(**make(root))
+    assert not observation.ok and observation.done, (name, observation.text)
+    assert observation.text.startswith("Error: ") and "\n" not in observation.text, (name, observation.text)

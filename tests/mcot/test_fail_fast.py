@@ -70,10 +70,11 @@ def test_the_circuit_breaker_stops_a_run_whose_endpoint_dies(tmp_path: Path) -> 
     records = list(read_jsonl(tmp_path / "run" / "results.jsonl"))
     assert len(records) == 40  # every pair has its line: nothing is lost
     assert sum(r["status"] == "ok" for r in records) == 4
-    not_started = [r for r in records if str(r["error"]).startswith("not started: the model endpoint accepts no")]
+    endpoint = f"the model {COMPATIBLE[1]} at {server.openai_url} accepts no connection"  # the model and URL named
+    not_started = [r for r in records if str(r["error"]).startswith(f"not started: {endpoint}")]
     assert len(not_started) >= 25
     assert "re-run the same command once it answers" in done.stderr
-    halted = [r for r in records if "not retried: the model endpoint" in str(r["error"])]
+    halted = [r for r in records if f"not retried: {endpoint}" in str(r["error"])]
     assert halted  # the pairs in flight stopped retrying when the breaker opened
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["sessions"][-1]["stopped"] == "breaker"
@@ -109,3 +110,17 @@ def test_the_breaker_counts_only_failed_connections_in_a_row() -> None:
     breaker.record(None)
     assert breaker.opened is not None  # open for the rest of the session
     assert breaker.cause().endswith("(the last: connection error (POST http://h/v1): refused)")
+
+
+def test_the_judges_breaker_stops_scoring_when_its_endpoint_dies(tmp_path: Path) -> None:
+    items = items_dir(tmp_path, 40)
+    assert mcot("run", "--data", items, *("--model", "offline", "--mode", "text"), "--out", tmp_path / "run").code == 0
+    script = DiesAfter(4)
+    with FakeProvider(default=script) as server:
+        script.server = server
+        done = mcot("score", tmp_path / "run", "--judge", "openai-compatible:j", "--base-url", server.openai_url,
+                    env={"OPENAI_API_KEY": "sk-FAKE-key-for-tests-000"})  # fmt: skip
+    assert done.code == 3, done.stderr  # judgments are missing: never 0
+    assert f"mcot: the judge openai-compatible:j at {server.openai_url} accepts no connection " \
+           f"({BREAKER_THRESHOLD} attempts in a row failed to connect)" in done.stderr.splitlines()  # fmt: skip
+    assert "judgment(s) are missing" in done.stderr

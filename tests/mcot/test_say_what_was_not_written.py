@@ -1,11 +1,15 @@
 """Say what was not written (issue 29 part 7): `select hardest` refuses a run given twice and runs over different
-items, and leaves NaN scores out with a count; `mcot plan` with an effect too small to plan for is one line."""
+items, and leaves NaN scores out with a count; `mcot plan` with an effect too small to plan for is one line; a
+--cache that is a file is refused (every command with one, listed); a run folder with no answer takes new settings."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+from hostile_servers import items_dir
 from test_select import _item, _scored_run
 from typer.testing import CliRunner
 
@@ -48,21 +52,36 @@ def test_plan_with_a_vanishing_effect_is_one_line() -> None:
                                     "detects it"  # fmt: skip
 
 
-def test_a_cache_that_is_a_file_is_refused_before_anything_is_written(tmp_path: Path) -> None:
-    from hostile_servers import items_dir
+def _offline_canvas_run(root: Path) -> Path:
+    result = CliRunner().invoke(app, ["run", "--data", str(items_dir(root)), "--model", "offline", "--mode", "canvas",
+                                      "--out", str(root / "made")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return root / "made"
 
+
+CACHE_USERS: dict[str, Callable[[Path, Path], list[str]]] = {
+    "run": lambda root, cache: ["run", "--data", str(items_dir(root)), "--model", "offline", "--mode", "text",
+                                "--cache", str(cache), "--out", str(root / "run")],
+    "probe": lambda root, cache: ["probe", str(_offline_canvas_run(root)), "--arm", "canvas", "--cache", str(cache)],
+}  # fmt: skip
+"""Every command with a --cache (the response cache), given a folder to work in and the --cache to give it."""
+
+
+@pytest.mark.parametrize("name", CACHE_USERS)
+def test_a_cache_that_is_a_file_is_refused_before_anything_is_written(name: str, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     cache.write_text("not a folder")
-    result = CliRunner().invoke(app, ["run", "--data", str(items_dir(tmp_path)), "--model", "offline", "--mode",
-                                      "text", "--cache", str(cache), "--out", str(tmp_path / "run")])  # fmt: skip
+    args = CACHE_USERS[name](tmp_path, cache)
+    before = sorted(path.relative_to(tmp_path) for path in tmp_path.rglob("*"))
+    result = CliRunner().invoke(app, args)
     assert result.exit_code == 2
     assert result.output.strip() == f"mcot: --cache {cache} is not a folder: give the folder the response cache " \
                                     "lives in"  # fmt: skip
-    assert not (tmp_path / "run").exists()
+    assert sorted(path.relative_to(tmp_path) for path in tmp_path.rglob("*")) == before
 
 
 def test_a_run_folder_without_an_answer_takes_the_corrected_settings(tmp_path: Path) -> None:
-    from hostile_servers import items_dir, mcot
+    from hostile_servers import mcot
 
     from mcot.testing import Fail, FakeProvider
 

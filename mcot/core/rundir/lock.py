@@ -65,7 +65,11 @@ class RunLock:
                     raise
                 if _same_file(fd, self.path):
                     self._fd = fd
-                    _write_holder(fd, self.command)
+                    try:
+                        _write_holder(fd, self.command)
+                    except BaseException:  # a full disk: let go of the file made for it, and of its folders
+                        self.release()
+                        raise
                     return
                 os.close(fd)  # the holder removed the file as we opened it: lock the new one
             raise RunDirError(f"cannot lock {self.root}: the lock file {self.path} keeps changing")

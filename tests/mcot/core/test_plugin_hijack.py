@@ -114,3 +114,39 @@ def test_a_slow_plugin_is_named_and_a_quick_one_is_not(
     plugins._load_one(_EntryPoint(name="quick", value="quick_plugin", loaded=lambda: None, dist=None))
     lines = capsys.readouterr().err.splitlines()
     assert lines == ["mcot: plugin 'slow' (slow_plugin) took 1.5 s to load; every mcot command waits for it"]
+
+
+_EVERY_REGISTRY = """
+import json
+from mcot.core import plugins, registry
+
+out = {}
+for kind, table in registry.ALL.items():
+    entries = table.entries()
+    if not entries:  # a registry mcot declares nothing in: another plugin holds the name first
+        with plugins.declaring_as("first"):
+            table.register("taken", object(), description="the first plugin's")
+        entries = table.entries()
+    held = entries[0]
+    with plugins.declaring_as("intruder"):
+        table.register(held.name, object(), description="hijacked")
+        table.register(held.name, object(), description="hijacked", replace=True)
+    now = table.entry(held.name)
+    out[kind] = [held.name, held.origin, now.origin == held.origin and now.value is held.value]
+print(json.dumps({"kept": out, "refused": [f.line() for f in plugins.plugin_errors()]}))
+"""
+
+
+def test_every_registry_refuses_a_plugins_claim_of_a_held_name() -> None:
+    from mcot.core.registry import ALL
+
+    done = subprocess.run([sys.executable, "-c", _EVERY_REGISTRY], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert set(seen["kept"]) == set(ALL)  # every registry, by its kind: a new one is tested here as it is added
+    for kind, (name, origin, kept) in seen["kept"].items():
+        assert kept, kind
+        holder = "mcot" if origin == "mcot" else f"plugin {origin!r}"
+        assert f"mcot: plugin 'intruder' (intruder): its {kind} {name!r} was refused: {holder} already holds that " \
+               "name (the rest of the plugin loads)" in seen["refused"], (kind, seen["refused"])  # fmt: skip
+    assert len(seen["refused"]) == 2 * len(ALL)  # the plain claim and the replace=True claim, each refused
