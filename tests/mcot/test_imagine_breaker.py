@@ -8,8 +8,10 @@ import json
 import os
 import subprocess
 import sys
-import time
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from mcot.breaker import BREAKER_THRESHOLD
 from mcot.core.rundir import read_jsonl
@@ -31,19 +33,36 @@ def _prompts(root: Path) -> Path:
     return folder
 
 
+def _going_down(server: FakeProvider) -> Callable[[dict[str, Any]], ImageReply]:
+    """Return the server's answer once its script is spent: it stops the server (from then on every connection
+    is refused) and closes this request's connection without an answer, so that no later prompt is answered
+    however fast the command asks."""
+    lock = threading.Lock()
+    stopping: list[threading.Thread] = []
+
+    def answer(body: dict[str, Any]) -> ImageReply:
+        with lock:
+            if not stopping:
+                stopping.append(threading.Thread(target=server.stop, daemon=True))
+                stopping[0].start()
+        raise ConnectionAbortedError("the server is going down")
+
+    return answer
+
+
 def test_a_generator_endpoint_that_dies_mid_run_stops_the_command(tmp_path: Path) -> None:
     items, run = _prompts(tmp_path), tmp_path / "run"
-    server = FakeProvider([ImageReply(images=[solid_png(n)]) for n in range(ANSWERED)]).start()
+    server = FakeProvider([ImageReply(images=[solid_png(n)]) for n in range(ANSWERED)])
+    server.default = _going_down(server)
+    server.start()
     command = [sys.executable, "-m", "mcot", "imagine", "--data", str(items), "--generator", "openai-image:gpt-image-1",
                "--base-url", server.openai_url, "--out", str(run), "--concurrency", "1", "--max-tries", "3"]  # fmt: skip
     env = {**os.environ, "OPENAI_API_KEY": "sk-FAKE-key-for-tests-000"}
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
-        while len(server.requests) < ANSWERED and child.poll() is None:
-            time.sleep(0.05)
+        _, err = child.communicate(timeout=300)
     finally:
-        server.stop()  # the endpoint dies: from now on every connection is refused
-    _, err = child.communicate(timeout=300)
+        server.stop()
     assert child.returncode == 3, err
     results = read_jsonl(run / "results.jsonl")
     assert len(results) == PROMPTS  # every prompt is in the ledger, generated, failed or not started
