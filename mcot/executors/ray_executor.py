@@ -50,6 +50,8 @@ DEFAULT_CLIENT_PORT = 10001
 MAX_CONCURRENCY = 4096
 """Pairs one actor may have in flight; the runner's concurrency is the real bound."""
 READY_TIMEOUT_S = 300.0
+CLOSE_TIMEOUT_S = 10.0
+"""Longest wait at close for the actors' last observer events and their own close (a loaded machine needs seconds)."""
 EXTRA_HINT = "pip install 'mcot[ray]'"
 
 
@@ -195,6 +197,7 @@ class RayExecutor:
         self._counts: list[dict[str, dict[str, int]]] = []
         self._owns_ray = False
         self._poller: asyncio.Task[None] | None = None
+        self._stop_polling = asyncio.Event()
         self._blobs: Any = None
 
     def connect(self) -> None:
@@ -229,6 +232,7 @@ class RayExecutor:
             if isinstance(exc, Exception):
                 raise ExecutorError(f"the Ray workers could not start: {_first_line(exc)}") from None
             raise
+        self._stop_polling.clear()
         self._poller = asyncio.create_task(self._poll())
 
     async def solve(self, item: Item, arm: str) -> Result:
@@ -268,8 +272,10 @@ class RayExecutor:
 
     async def _poll(self) -> None:
         """Relay the actors' observer events and keep their endpoint counts, every `poll_s` seconds."""
-        while True:
-            await asyncio.sleep(self.poll_s)
+        # never cancelled mid-drain: an actor forgets the events it hands over, so a reply dropped is events lost
+        while not self._stop_polling.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop_polling.wait(), self.poll_s)
             await self._drain()
 
     async def _drain(self) -> None:
@@ -285,13 +291,16 @@ class RayExecutor:
     async def close(self) -> None:
         """Stop the actors (and the local Ray instance this executor started)."""
         if self._poller is not None:
+            self._stop_polling.set()
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(CLOSE_TIMEOUT_S):
+                    await self._poller  # its last drain relays what the actors still hold
             self._poller.cancel()
             await asyncio.gather(self._poller, return_exceptions=True)
             self._poller = None
         if self._actors:
             with contextlib.suppress(Exception):
-                async with asyncio.timeout(2.0):
-                    await self._drain()
+                async with asyncio.timeout(CLOSE_TIMEOUT_S):
                     await asyncio.gather(*(actor.close.remote() for actor in self._actors), return_exceptions=True)
             import ray
 
