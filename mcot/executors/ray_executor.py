@@ -212,7 +212,6 @@ class RayExecutor:
         self.connect()
         import ray
 
-
         self._blobs = BlobStore(self.run_dir.blobs_dir)
         cpus = max(1.0, float(ray.cluster_resources().get("CPU", 1)))
         n = self.workers or int(cpus)
