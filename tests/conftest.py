@@ -33,6 +33,41 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
 
+LONG_RUNNING = "long_running"
+"""The mark of a module whose tests take many seconds together (a soak, the demo, a local Ray cluster)."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the `long_running` mark (docs/testing.md)."""
+    config.addinivalue_line("markers", f"{LONG_RUNNING}: a module of many seconds, handed out before the others")
+
+
+def _scope(item: pytest.Item) -> str:
+    """Return what the scheduler hands out whole: the item's xdist_group, else its module."""
+    group = item.get_closest_marker("xdist_group")
+    if group is not None:
+        return str(group.args[0] if group.args else group.kwargs.get("name", "default"))
+    return item.nodeid.split("::", 1)[0]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Order the scopes as the workers should take them: those marked `long_running` first, then by their number
+    of tests, most first; a scope's tests stay together in file order.
+
+    A worker takes one whole scope at a time, in this order (`--no-loadscope-reorder` in pyproject's addopts keeps
+    it): started first, a long module runs beside the short ones; handed out last, it ran alone at the end (the
+    demo and the soak ended the suite 40 s after the first worker ran out of work).
+    """
+    scopes: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        scopes.setdefault(_scope(item), []).append(item)
+
+    def rank(members: list[pytest.Item]) -> tuple[bool, int]:
+        return (members[0].get_closest_marker(LONG_RUNNING) is None, -len(members))
+
+    items[:] = [item for members in sorted(scopes.values(), key=rank) for item in members]
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """Return the scheduler of `--dist loadgroup` (pyproject's addopts): a whole module to one worker, and the tests

@@ -7,6 +7,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 
 @contextmanager
@@ -30,3 +31,11 @@ def serving(argv: list[str], port: int, *, stderr: int = subprocess.DEVNULL) -> 
     finally:
         process.terminate()
         process.wait(30)
+
+
+def env_client(base_url: str) -> Any:
+    """Return openenv-core's own `GenericEnvClient` of the server at `base_url`, synchronous (imported here: the
+    import of openenv-core is seconds of CPU, paid only by the worker that runs an OpenEnv test)."""
+    from openenv.core.generic_client import GenericEnvClient
+
+    return GenericEnvClient(base_url=base_url).sync()

@@ -1,7 +1,6 @@
 """Real offline runs and items directories for the training tests: GePBench and maze items, each run in the text,
 canvas and tools arms by the offline policy and scored, as `mcot run` and `mcot score` leave them."""
 
-import importlib.util
 import os
 from pathlib import Path
 
@@ -33,12 +32,6 @@ def make_runs(root: Path) -> dict[str, Path]:
         mcot("run", "--data", paths[data], "--model", "offline", "--mode", "text,canvas,tools", "--out", paths[run])
         mcot("score", paths[run])
     return paths
-
-
-def needs(module: str) -> pytest.MarkDecorator:
-    """Return a skip marker for tests that load a trainer's own code, when that trainer is not installed."""
-    missing = importlib.util.find_spec(module) is None
-    return pytest.mark.skipif(missing, reason=f"{module} is not installed (pip install 'mcot[rl]')")
 
 
 _RUNS: dict[str, dict[str, Path]] = {}

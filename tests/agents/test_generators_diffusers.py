@@ -12,18 +12,16 @@ import io
 from pathlib import Path
 
 import pytest
+from extras import needs
+from mcot.agents import GeneratorError, ImageOptions, ImageRequest, ImageSolver, load_generator
+from mcot.agents.generators.diffusers_pipeline import DiffusersGenerator, pick_device
+from PIL import Image
 
-torch = pytest.importorskip("torch")
-diffusers = pytest.importorskip("diffusers")
-transformers = pytest.importorskip("transformers")
+from mcot.core.item import Item
+from mcot.core.rundir import BlobStore
+from mcot.testing.tiny_pipeline import build_tiny_pipeline
 
-from mcot.agents import GeneratorError, ImageOptions, ImageRequest, ImageSolver, load_generator  # noqa: E402
-from mcot.agents.generators.diffusers_pipeline import DiffusersGenerator, pick_device  # noqa: E402
-from PIL import Image  # noqa: E402
-
-from mcot.core.item import Item  # noqa: E402
-from mcot.core.rundir import BlobStore  # noqa: E402
-from mcot.testing.tiny_pipeline import build_tiny_pipeline  # noqa: E402
+pytestmark = needs("torch", "diffusers", "transformers")
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +53,8 @@ def _generate(generator: DiffusersGenerator, **fields) -> list[bytes]:
 
 
 def test_the_folder_loads_through_the_spec_and_makes_64px_pngs_on_the_cpu(generator):
+    import torch
+
     assert generator.spec.startswith("diffusers:") and generator.provider == "diffusers"
     assert generator.kind == "text2img" and generator.pipeline_class == "StableDiffusionPipeline"
     assert generator.device == pick_device(torch)

@@ -19,6 +19,8 @@ from mcot.core.rundir import Result, read_jsonl
 from mcot.spending import CostBudget
 from mcot.testing import FakeProvider, Raw, Redirect, Reply, Trickle
 
+pytestmark = pytest.mark.long_running
+
 KEYS = {"OPENAI_API_KEY": "sk-FAKE-hostile-tests-0000", "ANTHROPIC_API_KEY": "sk-ant-FAKE-hostile-tests-0000"}
 PATHS = {"plain": "openai-compatible:m", "sdk": "openai:gpt-4o"}
 DRAW = {"start": [5, 5], "end": [30, 30]}

@@ -36,6 +36,8 @@ from mcot.canvas._limits import MAX_MARKER_RADIUS, MAX_PATH_POINTS, MAX_TEXT_CHA
 from mcot.tools import ToolResult, call, registry
 from mcot.tools.schemas import parameters_schema
 
+pytestmark = pytest.mark.long_running
+
 FUZZ_CALLS = int(os.environ.get("FUZZ_CALLS", "250"))
 """How many tool calls the fuzz makes in all (CI size by default)."""
 

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from trainer_runs import mcot, needs, shared_runs
+from extras import needs
+from trainer_runs import mcot, shared_runs
 
-pytestmark = [needs("trl"), needs("jmespath")]
+pytestmark = [needs("trl", "jmespath", extra="rl"), pytest.mark.long_running]
 
 
 def tiny_qwen() -> tuple[Any, Any]:

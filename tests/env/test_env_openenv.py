@@ -17,17 +17,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from extras import needs
 from hostile_servers import free_port
-from served import serving
-
-pytest.importorskip("openenv")
-
 from mcot.canvas import Canvas
-from openenv.core.generic_client import GenericEnvClient
 from PIL import Image
+from served import env_client, serving
 from trainer_runs import mcot
 
 from mcot import tools
+
+pytestmark = [needs("openenv"), pytest.mark.long_running]
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +69,7 @@ def _image(data: str) -> Image.Image:
 def test_a_trl_style_episode_resets_steps_and_reads_the_rewards(url: str, exported: Path) -> None:
     row = _row(exported)
     item = json.loads(row["item"])
-    with GenericEnvClient(base_url=url).sync() as env:
+    with env_client(url) as env:
         opened = env.reset(**row)
         assert opened.reward == 0.0 and not opened.done
         assert opened.observation["ok"] and _image(opened.observation["canvas"]).size == (635, 495)
@@ -98,7 +97,7 @@ def test_a_trl_style_episode_resets_steps_and_reads_the_rewards(url: str, export
 
 
 def test_two_clients_at_once_keep_two_canvases(url: str, exported: Path) -> None:
-    with GenericEnvClient(base_url=url).sync() as first, GenericEnvClient(base_url=url).sync() as second:
+    with env_client(url) as first, env_client(url) as second:
         first.reset(**_row(exported))
         second.reset()  # a blank canvas
         first.step({"tool": "draw_circle", "arguments": {"center": [50, 50], "radius": 20, "fill": "red"}})
@@ -147,13 +146,13 @@ def test_sessions_past_the_bound_are_refused_and_a_killed_client_frees_its_own_a
         # a client process holds the second session and is killed without closing it
         holder = (f"from openenv.core.generic_client import GenericEnvClient\nenv = GenericEnvClient(base_url={base!r})"
                   ".sync()\nenv.connect()\nenv.reset()\nprint('held', flush=True)\nimport time\ntime.sleep(600)\n")  # fmt: skip
-        with GenericEnvClient(base_url=base).sync() as kept:
+        with env_client(base) as kept:
             kept.reset()
             kept.step({"tool": "draw_circle", "arguments": {"center": [50, 50], "radius": 20, "fill": "red"}})
             killed = subprocess.Popen([sys.executable, "-c", holder], stdout=subprocess.PIPE, text=True)
             try:
                 assert killed.stdout is not None and killed.stdout.readline().strip() == "held"
-                with GenericEnvClient(base_url=base).sync() as third, pytest.raises((ConnectionClosed, RuntimeError)):
+                with env_client(base) as third, pytest.raises((ConnectionClosed, RuntimeError)):
                     third.reset()  # two sessions are the bound: OpenEnv refuses a third
             finally:
                 killed.kill()
@@ -164,7 +163,7 @@ def test_sessions_past_the_bound_are_refused_and_a_killed_client_frees_its_own_a
             deadline = time.monotonic() + 60
             while True:  # the killed client's session is closed by the server, and its place taken again
                 try:
-                    with GenericEnvClient(base_url=base).sync() as again:
+                    with env_client(base) as again:
                         assert again.reset().observation["ok"]
                         break
                 except (ConnectionClosed, RuntimeError):

@@ -10,14 +10,15 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from extras import needs
 from mcot.canvas import Canvas
 from PIL import Image
-from trainer_runs import mcot, needs, shared_runs
+from trainer_runs import mcot, shared_runs
 
 from mcot import tools
 from mcot.export import export_run
 
-pytestmark = needs("verl")
+pytestmark = needs("verl", extra="rl")
 
 
 @pytest.fixture(scope="module")

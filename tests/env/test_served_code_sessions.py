@@ -7,25 +7,28 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import anyio
 import pytest
+from extras import needs
 from hostile_servers import free_port
-from served import serving
-
-pytest.importorskip("openenv")
-
 from mcot.tools.code.binding import bound_session
 from mcot.tools.code.sandbox import sandbox_problem
-from openenv.core.generic_client import GenericEnvClient
+from served import env_client, serving
 
 from mcot.env.canvas_session import CanvasSession
-from mcot.env.openenv_server import CanvasAction, environment_factory
 
-pytestmark = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
+pytestmark = [
+    needs("openenv"),
+    pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}"),
+]
 
 
-def _cell(code: str) -> CanvasAction:
+def _cell(code: str) -> Any:
+    """Return the OpenEnv action of one Python cell (mcot.env.openenv_server imports openenv-core's server)."""
+    from mcot.env.openenv_server import CanvasAction
+
     return CanvasAction(tool="python", arguments={"code": code})
 
 
@@ -38,7 +41,7 @@ def url() -> Iterator[str]:
 
 
 def test_two_openenv_clients_keep_two_python_sessions(url: str) -> None:
-    with GenericEnvClient(base_url=url).sync() as first, GenericEnvClient(base_url=url).sync() as second:
+    with env_client(url) as first, env_client(url) as second:
         assert first.reset().observation["tools"][:2] == ["python", "draw_line"]
         second.reset()
         assert first.step({"tool": "python", "arguments": {"code": "x = 'one'"}}).observation["ok"]
@@ -52,6 +55,8 @@ def test_two_openenv_clients_keep_two_python_sessions(url: str) -> None:
 
 
 def test_a_reset_and_the_end_of_a_session_close_its_python_session() -> None:
+    from mcot.env.openenv_server import environment_factory
+
     env = environment_factory("code+canvas")()
     env.reset()
     assert "42" in env.step(_cell("print(6 * 7)")).text

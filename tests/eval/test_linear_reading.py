@@ -19,6 +19,8 @@ from typer.testing import CliRunner
 from mcot import rewards
 from mcot.cli import app
 
+pytestmark = pytest.mark.long_running
+
 CHOICES = ["red", "green", "blue", "none"]
 ITEM = json.dumps({"id": "x", "benchmark": "rbench-v", "category": "physics", "question": "Which?",
                    "choices": CHOICES, "answer": "B", "answer_type": "choice"})  # fmt: skip

@@ -11,15 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-pytest.importorskip("inspect_ai")
-
+from extras import needs
 from mcot.eval.stats import clustered_stderr
 from trainer_runs import mcot
 
 from mcot.core.clusters import benchmark_cluster
 from mcot.core.item import read_items
 from mcot.core.rundir import read_jsonl
+
+pytestmark = [needs("inspect_ai"), pytest.mark.long_running]
 
 EVAL = Path(__file__).with_name("mock_eval.py")
 DRAW = {"start": [10, 10], "end": [200, 150], "color": "red"}

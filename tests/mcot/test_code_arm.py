@@ -18,6 +18,8 @@ from mcot.core.item import Item, write_items
 from mcot.core.rundir import read_jsonl
 from mcot.testing.fake_provider import FakeProvider, Reply
 
+pytestmark = pytest.mark.long_running
+
 needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason=f"no sandbox here: {sandbox_problem()}")
 
 

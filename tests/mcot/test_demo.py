@@ -4,9 +4,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from mcot.tools import canvas_tools
 
 from mcot.core.rundir import read_jsonl
+
+pytestmark = pytest.mark.long_running
 
 
 def test_demo_runs_its_arms_and_says_what_the_offline_policy_is(tmp_path: Path) -> None:

@@ -25,6 +25,8 @@ from mcot.executors import InProcessExecutor, PairExecutor, ProcessExecutor, Sol
 from mcot.executors.records import failure_record
 from mcot.testing.fake_provider import FakeProvider, Reply
 
+pytestmark = pytest.mark.long_running
+
 ARMS = parse_arms("text,canvas")
 VARYING_KEYS = frozenset({"t", "latency_s", "id", "request_key", "request_parts"})
 """Fields that differ between two runs of the same pairs: wall-clock times, and the fake server's tool-call ids

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+pytestmark = pytest.mark.long_running
+
 RECORDS = 20_000
 PREDICTION_BYTES = 12_000
 BOUND_MB = 600

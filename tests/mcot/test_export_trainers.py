@@ -9,7 +9,8 @@ from typing import Any
 import jsonschema
 import pyarrow.parquet as pq
 import pytest
-from trainer_runs import mcot, needs, shared_runs
+from extras import needs
+from trainer_runs import mcot, shared_runs
 
 from mcot.core.rundir import trace_relpath
 from mcot.export import ExportError, export_run
@@ -141,7 +142,7 @@ def test_verl_rows_carry_the_prompt_ground_truth_and_tools_kwargs(runs: dict[str
     assert [m["role"] for m in text["prompt"]] == ["user"]
 
 
-@needs("verl")
+@needs("verl", extra="rl")
 def test_verl_rows_load_in_verls_rl_dataset(runs: dict[str, Path], tmp_path: Path, hf_cache: Path) -> None:
     from training_code import tiny_tokenizer, verl_rl_dataset
 
@@ -178,7 +179,7 @@ def test_verl_sft_messages_hold_tool_calls_and_image_tokens(runs: dict[str, Path
     )
 
 
-@needs("verl")
+@needs("verl", extra="rl")
 def test_verl_sft_loads_in_verls_multiturn_sft_dataset(runs: dict[str, Path], tmp_path: Path) -> None:
     from training_code import tiny_tokenizer
 
@@ -214,7 +215,7 @@ def test_trl_rows_are_typed_prompt_completion(runs: dict[str, Path], tmp_path: P
     assert any(m["role"] == "tool" and m["name"] for m in tools["completion"])
 
 
-@needs("trl")
+@needs("trl", extra="rl")
 def test_trl_rows_load_in_trls_data_utils(runs: dict[str, Path], tmp_path: Path, hf_cache: Path) -> None:
     import datasets
     from trl.data_utils import is_conversational, prepare_multimodal_messages

@@ -14,6 +14,8 @@ from hostile_servers import free_port, items_dir, mcot
 
 from mcot.testing import Fail, FakeProvider, Reply
 
+pytestmark = pytest.mark.long_running
+
 KEY = {"OPENAI_API_KEY": "sk-FAKE-key-for-tests-000"}
 
 

@@ -13,6 +13,8 @@ from mcot.core.item import Item, write_items
 from mcot.core.rundir import read_jsonl
 from mcot.testing.fake_provider import Fail, FakeProvider, ImageReply, solid_png
 
+pytestmark = pytest.mark.long_running
+
 CATEGORIES = ("direct_light_images", "reflect_light_images", "refracted_light_images")
 PROMPTS = (
     "A lonely oak tree in a sunny meadow casts a long, sharp shadow across the grass.",

@@ -7,7 +7,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from trainer_runs import needs, shared_runs
+from extras import needs
+from trainer_runs import shared_runs
 
 from mcot import rewards
 from mcot.export import export_run
@@ -61,7 +62,7 @@ def test_verl_compute_score_equals_mcot_scores_verdicts(finished: list[dict[str,
         assert got == (1.0 if pair["score"]["correct"] else 0.0), row["id"]
 
 
-@needs("verl")
+@needs("verl", extra="rl")
 def test_verl_loads_compute_score_as_its_custom_reward_function(finished: list[dict[str, Any]]) -> None:
     from verl.utils.import_utils import load_extern_object
 

@@ -20,6 +20,8 @@ from mcot.core.item import Item, write_items
 from mcot.core.rundir import read_jsonl
 from mcot.testing.fake_provider import FakeProvider, Reply
 
+pytestmark = pytest.mark.long_running
+
 N_ITEMS = 6
 
 

@@ -38,10 +38,13 @@ CHROMIUM_FLAGS = [
     "--disable-quic",
 ]
 
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists() and not os.environ.get("CI"),
-    reason="Debian's chromium is not installed (.ci/run installs it)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists() and not os.environ.get("CI"),
+        reason="Debian's chromium is not installed (.ci/run installs it)",
+    ),
+    pytest.mark.long_running,
+]
 
 
 @pytest.fixture(scope="module")

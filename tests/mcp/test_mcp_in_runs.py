@@ -14,9 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-pytest.importorskip("mcp")
-
+from extras import needs
 from PIL import Image
 
 from mcot.commands.run import run_items as run_command
@@ -24,6 +22,8 @@ from mcot.core.errors import UsageError
 from mcot.core.item import Item, write_items
 from mcot.core.rundir import read_jsonl
 from mcot.testing import FakeProvider, Reply
+
+pytestmark = needs("mcp")
 
 SERVER = Path(__file__).with_name("image_server.py")
 COMMAND = f"{sys.executable} {SERVER}"

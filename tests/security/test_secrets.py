@@ -27,6 +27,8 @@ from mcot.core.item import Item, write_items
 from mcot.core.rundir.schedule import shuffled_pairs
 from mcot.testing.fake_provider import Fail, FakeProvider, ImageReply, Reply
 
+pytestmark = pytest.mark.long_running
+
 OPENAI_KEY = "sk-proj-FAKE-test-key-for-mcot-security-tests-0000"  # obviously fake, shaped like a key
 ANTHROPIC_KEY = "sk-ant-api03-FAKE-test-key-for-mcot-security-tests-0000"
 TOKEN_KEY = "FAKEtokenFORmcotSECURITYtestsNOTaREALkey"  # 40 characters, shaped like no known key

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.long_running
+
 REPO = Path(__file__).resolve().parents[3]
 PLUGIN = REPO / "examples" / "plugin"
 
