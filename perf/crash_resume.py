@@ -347,8 +347,9 @@ def main() -> None:
             if remaining <= 1:
                 break
             kills_left = args.kills - sum(k.command == "run" for k in kills)
-            # on average a share of what is left, so that the later kills still find work
-            after = rng.randrange(0, max(1, 2 * remaining // (kills_left + 1)))  # 0: while it starts
+            # on average a share of what is left, so that the later kills still find work; never the last few
+            # pairs (a kill planned one pair before the end was outrun by the run's end plus the delay)
+            after = rng.randrange(0, max(1, 2 * remaining // (kills_left + 2)))  # 0: while it starts
             delay = rng.uniform(0.2, 1.8) if after == 0 else rng.uniform(0.0, 0.4)
             landed = kill_at(solve, env, delay_s=delay, ready=ledger_grown(run, after))
             if landed.killed:

@@ -90,10 +90,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """Return the workers `-n auto` starts: one per core, and one more.
+    """Return the workers `-n auto` starts: one per core, and two more.
 
-    About a third of the suite's wall time is spent waiting (on `mcot` subprocesses, local servers, back-off
-    sleeps and time-outs under test), not computing: on 2 cores the suite took 6 min 0 s with 2 workers, 5 min
-    44 s with 3 and 5 min 59 s with 4 (docs/testing.md).
+    About a fifth of the suite's wall time is spent waiting (on `mcot` subprocesses, local servers, back-off
+    sleeps and time-outs under test), not computing: on 2 cores, once the heavy extras stopped being imported at
+    collection and the long modules went first, the suite took 5 min 38–44 s with 3 workers and 5 min 21–31 s
+    with 4 (docs/testing.md).
     """
-    return (os.cpu_count() or 1) + 1
+    return (os.cpu_count() or 1) + 2
