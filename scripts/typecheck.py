@@ -5,8 +5,9 @@ mypy reads packages from folders and knows nothing of setup.py's package-dir map
 inside it) out of symbolic links to the repository, and runs mypy over the package `mcot` there with the
 settings of pyproject.toml's [tool.mypy].
 
-    python scripts/typecheck.py            # the whole package
-    python scripts/typecheck.py --help     # mypy's own options go after the script's name
+    python scripts/typecheck.py                       # the whole package
+    python scripts/typecheck.py --help                # mypy's own options go after the script's name
+    python scripts/typecheck.py --tree DIR --cache-dir CACHE   # the tree and mypy's cache elsewhere (the test's)
 """
 
 from __future__ import annotations
@@ -35,12 +36,14 @@ def build_tree(target: Path) -> Path:
 
 
 def main(argv: list[str]) -> int:
-    """Run mypy over the installed layout; return its exit status."""
+    """Run mypy over the installed layout (built in `--tree DIR`, default build/typecheck); return its exit status."""
     tree = ROOT / "build" / "typecheck"
+    if argv[:1] == ["--tree"] and len(argv) > 1:
+        tree, argv = Path(argv[1]).resolve(), argv[2:]
     build_tree(tree)
     command = [
         sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
-        "--cache-dir", str(ROOT / ".mypy_cache"), "-p", "mcot", *argv,
+        "--cache-dir", str(ROOT / ".mypy_cache"), "-p", "mcot", *argv,  # a --cache-dir in argv comes last, and wins
     ]  # fmt: skip
     done = subprocess.run(command, cwd=tree, env={**os.environ, "MYPYPATH": str(tree)}, check=False)
     return done.returncode
