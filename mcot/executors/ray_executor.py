@@ -197,7 +197,7 @@ class RayExecutor:
         self._counts: list[dict[str, dict[str, int]]] = []
         self._owns_ray = False
         self._poller: asyncio.Task[None] | None = None
-        self._stop_polling = asyncio.Event()
+        self._stop_polling: asyncio.Event | None = None
         self._blobs: Any = None
 
     def connect(self) -> None:
@@ -231,8 +231,8 @@ class RayExecutor:
             if isinstance(exc, Exception):
                 raise ExecutorError(f"the Ray workers could not start: {_first_line(exc)}") from None
             raise
-        self._stop_polling.clear()
-        self._poller = asyncio.create_task(self._poll())
+        self._stop_polling = asyncio.Event()  # made in the loop that polls
+        self._poller = asyncio.create_task(self._poll(self._stop_polling))
 
     async def solve(self, item: Item, arm: str) -> Result:
         """Return the ledger record of (item, arm) solved by the least busy actor; its trace and blobs written."""
@@ -269,12 +269,12 @@ class RayExecutor:
             return failure_record(item, arm, f"{type(exc).__name__}: {exc}", float(record.latency_s or 0.0))
         return record
 
-    async def _poll(self) -> None:
-        """Relay the actors' observer events and keep their endpoint counts, every `poll_s` seconds."""
+    async def _poll(self, stop: asyncio.Event) -> None:
+        """Relay the actors' observer events and keep their endpoint counts, every `poll_s` seconds until `stop`."""
         # never cancelled mid-drain: an actor forgets the events it hands over, so a reply dropped is events lost
-        while not self._stop_polling.is_set():
+        while not stop.is_set():
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop_polling.wait(), self.poll_s)
+                await asyncio.wait_for(stop.wait(), self.poll_s)
             await self._drain()
 
     async def _drain(self) -> None:
@@ -290,7 +290,8 @@ class RayExecutor:
     async def close(self) -> None:
         """Stop the actors (and the local Ray instance this executor started)."""
         if self._poller is not None:
-            self._stop_polling.set()
+            if self._stop_polling is not None:
+                self._stop_polling.set()
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(CLOSE_TIMEOUT_S):
                     await self._poller  # its last drain relays what the actors still hold
