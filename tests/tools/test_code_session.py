@@ -46,6 +46,8 @@ def test_the_session_keeps_its_variables_and_has_the_items_images(session: CodeS
     assert session.run("image.size, [im.size for im in images], image.getpixel((0, 0))").value == (
         "((64, 48), [(64, 48), (20, 10)], (255, 0, 0))"
     )
+    # matplotlib is imported at the first use of `plt`, not at start (a third of a cold start)
+    assert session.run("import sys; 'matplotlib' in sys.modules, 'sympy' in sys.modules").value == "(False, False)"
     assert session.run("type(np).__name__, plt.get_backend(), nx.__name__, sympy.sqrt(8)").value == (
         "('module', 'module://matplotlib_inline.backend_inline', 'networkx', 2*sqrt(2))"
     )

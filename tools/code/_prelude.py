@@ -1,7 +1,9 @@
 """What a code session has before its first cell (run inside the kernel, in the user's namespace).
 
-numpy, PIL, matplotlib (the non-interactive Agg backend) are imported; shapely, sympy, networkx and pymunk are
-bound as modules that import themselves on first use (an idle session stays small and starts fast). `image`
+numpy and PIL are imported; matplotlib, pyplot, shapely, sympy, networkx and pymunk are bound as modules that
+import themselves on first use (an idle session stays small and starts fast). matplotlib draws with IPython's
+inline backend (Agg, each cell's figures shown as PNG and closed): the kernel's MPLBACKEND names it, and the
+backend hooks itself into the shell when pyplot first loads it, as in any Jupyter kernel. `image`
 and `images` are filled by `_mcot_load_images` when the session is given to an item. A PIL image shown as a
 cell's last value, or with `display(...)`, comes back to the model reduced to the session's size limits.
 """
@@ -10,10 +12,6 @@ import importlib as _mcot_importlib
 import os as _mcot_os
 import types as _mcot_types
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import PIL
 from PIL import Image, ImageChops, ImageDraw, ImageEnhance, ImageFilter, ImageFont, ImageOps
@@ -33,6 +31,8 @@ class _MCotLazyModule(_mcot_types.ModuleType):
         return getattr(module, name)
 
 
+matplotlib = _MCotLazyModule("matplotlib")
+plt = _MCotLazyModule("matplotlib.pyplot")
 shapely = _MCotLazyModule("shapely")
 sympy = _MCotLazyModule("sympy")
 networkx = nx = _MCotLazyModule("networkx")
@@ -74,7 +74,6 @@ def _mcot_setup_display():
     shell.display_formatter.formatters["image/png"].for_type(Image.Image, _mcot_png)
     # PIL images also have _repr_jpeg_: a second encoding of every image shown, sent and then dropped by the parent
     shell.display_formatter.formatters["image/jpeg"].for_type(Image.Image, lambda img: None)
-    shell.run_line_magic("matplotlib", "inline")
     shell.run_line_magic("xmode", "Plain")  # the verbose mode reads the sources of every frame: slow and long
 
 

@@ -121,7 +121,7 @@ def kernel_environment(limits: CodeLimits) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONNOUSERSITE": "1",
-        "MPLBACKEND": "Agg",
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
         "OPENBLAS_NUM_THREADS": "1",
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
