@@ -318,6 +318,19 @@ def test_a_read_only_output_folder_gives_one_line_and_writes_nothing(
     assert sorted(log["left"].split()) == ["good"]
 
 
+def test_a_ledger_cut_just_before_its_last_newline_resumes_with_nothing_lost_or_repeated(tmp_path: Path) -> None:
+    # where `ulimit -f` falls exactly between a line's `}` and its newline (seen once in CI, in the test below)
+    items, run = _items(tmp_path / "items", n=3), tmp_path / "run"
+    run_items(RunConfig(data=items, model="offline", mode="text,canvas", out=run), quiet=True)
+    ledger = run / "results.jsonl"
+    whole = ledger.read_bytes()
+    lines = whole.splitlines(keepends=True)
+    ledger.write_bytes(b"".join(lines[:3]) + lines[3].rstrip(b"\n"))  # the 4th line cut just before its newline
+    run_items(RunConfig(data=items, model="offline", mode="text,canvas", out=run), quiet=True)
+    _finished_once(ledger.read_text(), 3)
+    assert ledger.read_bytes().startswith(b"".join(lines[:4]))
+
+
 def test_a_file_size_limit_gives_one_line_and_the_run_resumes(tmp_path: Path) -> None:
     items, run = _items(tmp_path / "items", n=12), tmp_path / "run"
 

@@ -7,6 +7,7 @@ appended lines stay parseable. When an (id, mode) appears twice (a retried error
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterable, Iterator
@@ -92,7 +93,9 @@ class ResultsLedger:
 
 
 def repair_torn_tail(path: Path) -> None:
-    """Drop a half-written last line of a JSONL file (a killed writer), reading only the file's tail."""
+    """End a JSONL file at a whole line: drop a half-written last line (a killed writer), reading only the
+    file's tail; a last line that lacks only its newline (a file-size limit can cut just that) is a whole JSON
+    object, which every reader already reads, so it is kept and its newline added."""
     try:
         size = path.stat().st_size
     except FileNotFoundError:
@@ -114,8 +117,20 @@ def repair_torn_tail(path: Path) -> None:
                 keep = start + newline + 1
                 break
             position = start
-    if keep == 0:
+        handle.seek(keep)
+        whole = _is_json_object(handle.read())
+    if whole:
+        with path.open("ab") as handle:
+            handle.write(b"\n")
+    elif keep == 0:
         write_bytes_atomic(path, b"")
-        return
-    with path.open("r+b") as handle:
-        handle.truncate(keep)
+    else:
+        with path.open("r+b") as handle:
+            handle.truncate(keep)
+
+
+def _is_json_object(raw: bytes) -> bool:
+    try:
+        return isinstance(json.loads(raw), dict)
+    except (UnicodeDecodeError, ValueError):
+        return False

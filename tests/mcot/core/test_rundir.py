@@ -61,6 +61,25 @@ def test_a_torn_line_longer_than_the_tail_read_is_cut_too(tmp_path: Path) -> Non
     assert only_torn.read_bytes() == b""
 
 
+
+def test_a_last_line_cut_just_before_its_newline_is_kept_as_it_was_read(tmp_path: Path) -> None:
+    # a file-size limit can fall exactly between a line's `}` and its newline: the reader (and so a resume)
+    # counts that pair as done, so the line must stay, or the pair is neither in the ledger nor run again
+    ledger = ResultsLedger(tmp_path)
+    ledger.path.write_text('{"id": "a", "mode": "text", "status": "ok"}\n{"id": "b", "mode": "text", "status": "ok"}')
+    assert [row.id for row in ledger.records()] == ["a", "b"]
+    ledger.open()
+    ledger.append(Result(id="c", mode="text", status="ok"))
+    ledger.close()
+    assert [row.id for row in ledger.records()] == ["a", "b", "c"]
+    assert ledger.path.read_text().count("\n") == 3
+    only = tmp_path / "only" / "results.jsonl"
+    only.parent.mkdir()
+    only.write_text('{"id": "a", "mode": "text"}')
+    ResultsLedger(only.parent).open()
+    assert only.read_text() == '{"id": "a", "mode": "text"}\n'
+
+
 def _item(n: int) -> Item:
     return Item(
         id=f"i{n}", benchmark="games", category="maze", question=f"Q {n}\u2028?", answer="A", answer_type="text"
