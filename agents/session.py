@@ -20,6 +20,7 @@ from mcot.agents.backends.base import ModelBackend, ModelRequest, SchemaFlavor, 
 from mcot.agents.budget import Budget
 from mcot.agents.cache import digest_request
 from mcot.agents.errors import AgentError, ModelError
+from mcot.agents.image_cache import ImagePartCache
 from mcot.agents.messages import (
     ImagePart,
     Message,
@@ -46,8 +47,16 @@ BLANK_CANVAS = (1024, 768)
 _MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 
 
+_ITEM_IMAGES = ImagePartCache()
+
+
 def image_part(path: Path, *, canvas: bool = False) -> ImagePart:
-    """Return an image file as an ImagePart: PNG, JPEG, GIF and WEBP as they are, other formats as PNG."""
+    """Return an image file as an ImagePart: PNG, JPEG, GIF and WEBP as they are, other formats as PNG; a file
+    this process has read and checked before, unchanged since, is not read again."""
+    return _ITEM_IMAGES.get(Path(path), canvas, _read_image_part)
+
+
+def _read_image_part(path: Path, canvas: bool) -> ImagePart:
     from PIL import Image
 
     data = read_image_file(path)  # a regular file, opened without blocking: a named pipe would hang the thread

@@ -1,0 +1,63 @@
+"""The item images a process has read and checked, kept while their files stay as they were.
+
+Items share figures (GePBench asks about thirteen questions of each), and every pair used to read its images
+again, check them (a JPEG entropy-decoded at an eighth of its size), hash them and base64 them: about half a
+millisecond a call. A file is looked up by what `os.stat` says of it (device, inode, size, modification and
+change times), so a file written or replaced since is read and checked again; a file that fails its check is
+never kept.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+
+from mcot.agents.messages import ImagePart
+
+MAX_BYTES = 64 * 1024 * 1024
+"""The image bytes kept at most (their base64 text, made at the first send, adds a third again)."""
+
+_Key = tuple[str, bool, int, int, int, int, int]
+
+
+class ImagePartCache:
+    """Image parts by file, least recently used dropped first once their bytes pass `max_bytes`; thread-safe."""
+
+    def __init__(self, max_bytes: int = MAX_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._parts: OrderedDict[_Key, ImagePart] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, path: Path, canvas: bool, read: Callable[[Path, bool], ImagePart]) -> ImagePart:
+        """Return the part of the file at `path`: the one kept when the file is unchanged, else `read(path, canvas)`."""
+        try:
+            status = os.stat(path)
+        except OSError:
+            return read(path, canvas)  # missing or unreadable: `read` raises what it always has
+        if not stat.S_ISREG(status.st_mode):
+            return read(path, canvas)
+        key = (os.fspath(path), canvas, status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns,
+               status.st_ctime_ns)  # fmt: skip
+        with self._lock:
+            part = self._parts.get(key)
+            if part is not None:
+                self._parts.move_to_end(key)
+                return part
+        part = read(path, canvas)
+        if len(part.data) <= self.max_bytes:
+            with self._lock:
+                if key not in self._parts:
+                    self._parts[key] = part
+                    self._bytes += len(part.data)
+                while self._bytes > self.max_bytes:
+                    _, dropped = self._parts.popitem(last=False)
+                    self._bytes -= len(dropped.data)
+        return part
+
+    def __len__(self) -> int:
+        return len(self._parts)
