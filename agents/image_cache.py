@@ -33,16 +33,23 @@ class ImagePartCache:
         self._bytes = 0
         self._lock = threading.Lock()
 
+    def kept(self, path: Path, canvas: bool) -> ImagePart | None:
+        """Return the part kept for the file at `path` when the file is unchanged since it was read, else None
+        (one `os.stat`, so a caller on the event loop can skip a trip to a thread)."""
+        key = _key(path, canvas)
+        if key is None:
+            return None
+        with self._lock:
+            part = self._parts.get(key)
+            if part is not None:
+                self._parts.move_to_end(key)
+            return part
+
     def get(self, path: Path, canvas: bool, read: Callable[[Path, bool], ImagePart]) -> ImagePart:
         """Return the part of the file at `path`: the one kept when the file is unchanged, else `read(path, canvas)`."""
-        try:
-            status = os.stat(path)
-        except OSError:
-            return read(path, canvas)  # missing or unreadable: `read` raises what it always has
-        if not stat.S_ISREG(status.st_mode):
+        key = _key(path, canvas)
+        if key is None:  # missing, unreadable or not a regular file: `read` raises what it always has
             return read(path, canvas)
-        key = (os.fspath(path), canvas, status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns,
-               status.st_ctime_ns)  # fmt: skip
         with self._lock:
             part = self._parts.get(key)
             if part is not None:
@@ -61,3 +68,15 @@ class ImagePartCache:
 
     def __len__(self) -> int:
         return len(self._parts)
+
+
+def _key(path: Path, canvas: bool) -> _Key | None:
+    """Return what identifies the file at `path` as it is now, or None when it is no regular file."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(status.st_mode):
+        return None
+    return (os.fspath(path), canvas, status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns,
+            status.st_ctime_ns)  # fmt: skip

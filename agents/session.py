@@ -11,7 +11,7 @@ import copy
 import io
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +54,18 @@ def image_part(path: Path, *, canvas: bool = False) -> ImagePart:
     """Return an image file as an ImagePart: PNG, JPEG, GIF and WEBP as they are, other formats as PNG; a file
     this process has read and checked before, unchanged since, is not read again."""
     return _ITEM_IMAGES.get(Path(path), canvas, _read_image_part)
+
+
+def kept_image_parts(paths: Iterable[Path]) -> list[ImagePart] | None:
+    """Return the parts `image_part` would return for `paths` when this process has read each of them before and
+    none changed since (an `os.stat` each, nothing read); None when any of them must be read."""
+    parts = []
+    for path in paths:
+        part = _ITEM_IMAGES.kept(Path(path), False)
+        if part is None:
+            return None
+        parts.append(part)
+    return parts
 
 
 def _read_image_part(path: Path, canvas: bool) -> ImagePart:
@@ -176,7 +188,9 @@ class Session:
         v = self.view
         task = render_task(v.benchmark, v.question, v.choices, v.answer_type, has_image=bool(v.images))
         if self.tools is None:
-            images = await asyncio.to_thread(lambda: [image_part(p) for p in v.images])
+            images = kept_image_parts(v.images)  # a figure asked about before costs no trip to a thread
+            if images is None:
+                images = await asyncio.to_thread(lambda: [image_part(p) for p in v.images])
             self.messages = [user(*images, task)]
             self.sent = {"system": None, "task": task, "tools": []}
             return

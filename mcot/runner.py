@@ -39,6 +39,7 @@ from mcot.core.rundir.schedule import schedule_file
 from mcot.executors import ExecutorError, InProcessExecutor, ProcessExecutor, RayExecutor, SolveRecipe
 from mcot.executors.ray_executor import reachable
 from mcot.failures import FailureSummary, summarize_failures
+from mcot.inflight import InFlight
 from mcot.interrupts import Interrupts
 from mcot.mcp.servers import active_entries
 from mcot.pacing import AdaptiveConcurrency
@@ -479,7 +480,7 @@ async def drive(
     if pacing.handle_signals:
         interrupts.install()
     reporter = asyncio.create_task(report(monitor, log_every_s=pacing.log_every_s, bar=pacing.bar))
-    tasks: set[asyncio.Task[None]] = set()
+    tasks = InFlight()
 
     async def one(item_id: str, arm: str) -> None:
         key = (item_id, arm)
@@ -496,12 +497,12 @@ async def drive(
             monitor.finish(key, record)
 
     stop = asyncio.create_task(interrupts.stopping.wait())
+    stop.add_done_callback(lambda _: tasks.wake())
     started = 0
     try:
         for item_id, arm in pending:
             while len(tasks) >= aimd.limit and not interrupts.interrupted:
-                finished, _ = await asyncio.wait({*tasks, stop}, return_when=asyncio.FIRST_COMPLETED)
-                _reap(finished, tasks)
+                await tasks.changed()
             if interrupts.interrupted:
                 summary.stopped = "interrupt"
                 break
@@ -511,12 +512,11 @@ async def drive(
             if observer is not None and observer.breaker.opened:
                 summary.stopped = "breaker"
                 break
-            task = asyncio.create_task(one(item_id, arm))
-            tasks.add(task)
+            tasks.start(one(item_id, arm))
             started += 1
-        while tasks and not interrupts.interrupted:
-            finished, _ = await asyncio.wait({*tasks, stop}, return_when=asyncio.FIRST_COMPLETED)
-            _reap(finished, tasks)
+        while len(tasks) and not interrupts.interrupted:
+            await tasks.changed()
+        tasks.check()
         if interrupts.interrupted:
             summary.stopped = "interrupt"
             summary.cancelled = await _wind_down(tasks, interrupts)
@@ -558,33 +558,28 @@ def _noted(records: Iterable[Result], outcomes: PairOutcomes, budget: Any) -> It
         yield record
 
 
-def _reap(finished: set[asyncio.Task[Any]], tasks: set[asyncio.Task[None]]) -> None:
-    """Drop finished pair tasks, re-raising what is not a pair's failure (a ledger that cannot be written)."""
-    for task in finished:
-        if task in tasks:
-            tasks.discard(task)
-            if not task.cancelled() and task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]
-
-
-async def _wind_down(tasks: set[asyncio.Task[None]], interrupts: Any) -> int:
+async def _wind_down(tasks: InFlight, interrupts: Any) -> int:
     """Give the pairs in flight the grace period (cut short by a second signal); return how many were cancelled."""
-    if tasks:
+    if len(tasks):
         forced = asyncio.create_task(interrupts.forced.wait())
+        forced.add_done_callback(lambda _: tasks.wake())
         deadline = time.monotonic() + interrupts.grace_s
-        while tasks and not interrupts.forced.is_set():
+        while len(tasks) and not interrupts.forced.is_set():
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            finished, _ = await asyncio.wait({*tasks, forced}, timeout=left, return_when=asyncio.FIRST_COMPLETED)
-            _reap(finished, tasks)
+            waiter = asyncio.ensure_future(tasks.changed())
+            done, _ = await asyncio.wait({waiter}, timeout=left)
+            if not done:
+                waiter.cancel()
+                break
+            waiter.result()  # a pair's task that raised: raised here, as in the run's own waits
         forced.cancel()
-    cancelled = len(tasks)
-    for task in tasks:
+    left_in_flight = list(tasks)
+    for task in left_in_flight:
         task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    tasks.clear()
-    return cancelled
+    await asyncio.gather(*left_in_flight, return_exceptions=True)
+    return len(left_in_flight)
 
 
 def _session_figures(

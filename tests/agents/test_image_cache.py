@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from mcot.agents.image_cache import ImagePartCache
 from mcot.agents.messages import ImagePart
-from mcot.agents.session import image_part
+from mcot.agents.session import image_part, kept_image_parts
 from PIL import Image
 
 from mcot.core.inputs import InputFileError
@@ -72,3 +72,17 @@ def test_the_least_recently_used_parts_go_first_past_the_byte_bound(tmp_path: Pa
     assert len(read.reads) == 3
     cache.get(paths[1], False, read)
     assert read.reads[-1] == paths[1] and len(read.reads) == 4
+
+
+def test_kept_parts_are_given_without_a_read_only_while_every_file_is_unchanged(tmp_path: Path) -> None:
+    first, second = tmp_path / "k1.png", tmp_path / "k2.png"
+    _png(first, "red")
+    _png(second, "green")
+    assert kept_image_parts([first, second]) is None  # never read: the caller reads them in a thread
+    parts = [image_part(first), image_part(second)]
+    assert kept_image_parts([first, second]) == parts
+    assert kept_image_parts([]) == []
+    _png(second, "blue", (41, 30))
+    assert kept_image_parts([first, second]) is None
+    cache = ImagePartCache()
+    assert cache.kept(first, False) is None and cache.kept(tmp_path / "missing.png", False) is None
