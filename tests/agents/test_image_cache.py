@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import os
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -86,3 +88,18 @@ def test_kept_parts_are_given_without_a_read_only_while_every_file_is_unchanged(
     assert kept_image_parts([first, second]) is None
     cache = ImagePartCache()
     assert cache.kept(first, False) is None and cache.kept(tmp_path / "missing.png", False) is None
+
+
+def test_a_file_wanted_by_many_threads_at_once_is_read_once(tmp_path: Path) -> None:
+    path = tmp_path / "shared.png"
+    _png(path, "red")
+    cache, reads = ImagePartCache(), []
+
+    def slow_read(p: Path, canvas: bool) -> ImagePart:
+        reads.append(p)
+        time.sleep(0.05)  # the others ask while this read is under way
+        return ImagePart(p.read_bytes(), "image/png", canvas)
+
+    with ThreadPoolExecutor(8) as pool:
+        parts = list(pool.map(lambda _: cache.get(path, False, slow_read), range(8)))
+    assert len(reads) == 1 and all(part is parts[0] for part in parts)
