@@ -463,11 +463,21 @@ class FakeProvider:
                 payload["choices"] = []
         return _Out(200, json.dumps(payload).encode(), final=not answer.tool_calls)
 
-    def _paid(self, info: RequestInfo, out: _Out) -> None:
-        """Note a valid answer (a 200 whose body the SDKs accept) given to a request."""
+    def _paid(self, info: RequestInfo, out: _Out) -> Paid:
+        """Note a valid answer (a 200 whose body the SDKs accept) given to a request; return its entry."""
+        paid = Paid(time.time(), info.key, info.conversation, info.arm, info.turn, out.final)
         with self._lock:
             self.counts.valid[info.key] += 1
-            self.counts.paid.append(Paid(time.time(), info.key, info.conversation, info.arm, info.turn, out.final))
+            self.counts.paid.append(paid)
+        return paid
+
+    def _unpaid(self, paid: Paid) -> None:
+        """Take back an answer `_paid` noted whose write failed."""
+        with self._lock:
+            self.counts.valid[paid.key] -= 1
+            if not self.counts.valid[paid.key]:
+                del self.counts.valid[paid.key]
+            self.counts.paid[:] = [entry for entry in self.counts.paid if entry is not paid]
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -527,9 +537,15 @@ class FakeProvider:
                 if out.trickle_s is not None:
                     self._send_slowly(out, data)
                     return
-                self._send(out.status, data, out.content_type, out.headers)
-                if _accepted(info.wire, out.status, data):
-                    server._paid(info, out)
+                # counted before the write, so that a client holding the answer reads it counted; taken back
+                # when the write fails (the answer never left)
+                paid = server._paid(info, out) if _accepted(info.wire, out.status, data) else None
+                try:
+                    self._send(out.status, data, out.content_type, out.headers)
+                except OSError:
+                    if paid is not None:
+                        server._unpaid(paid)
+                    raise
 
             def _send(self, status: int, data: bytes, content_type: str, headers: dict[str, str]) -> None:
                 self.send_response(status)

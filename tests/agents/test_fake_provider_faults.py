@@ -240,3 +240,14 @@ def test_judge_agent_is_deterministic() -> None:
 def test_bad_arguments_are_cut_json() -> None:
     with pytest.raises(json.JSONDecodeError):
         json.loads(BAD_ARGUMENTS)
+
+
+def test_an_answer_the_client_holds_is_already_counted_as_paid() -> None:
+    # the count was made after the write, and a client that read its answer at once could find it uncounted
+    with FakeProvider(default=Reply("four")) as server:
+        seen = []
+        for _ in range(40):
+            _ask(server, "openai-compatible")
+            seen.append(sum(server.counts.valid.values()))
+    assert seen == list(range(1, 41))
+    assert len(server.counts.paid) == 40
