@@ -47,14 +47,14 @@ class ImagePartCache:
         """Return the part kept for the file at `path` when the file is unchanged since it was read, else None
         (one `os.stat`, so a caller on the event loop can skip a trip to a thread)."""
         key = _key(path, canvas)
-        return None if key is None else self.kept_by(key)
+        return None if key is None else self._kept_by(key)
 
     def get(self, path: Path, canvas: bool, read: Callable[[Path, bool], ImagePart]) -> ImagePart:
         """Return the part of the file at `path`: the one kept when the file is unchanged, else `read(path, canvas)`."""
         key = _key(path, canvas)
         if key is None:  # missing, unreadable or not a regular file: `read` raises what it always has
             return read(path, canvas)
-        part = self.kept_by(key)
+        part = self._kept_by(key)
         if part is not None:
             return part
         with self._lock:
@@ -62,7 +62,7 @@ class ImagePartCache:
             reading.waiting += 1
         try:
             with reading.lock:  # one read of a file at a time: the pairs of a run's first wave share its figures
-                part = self.kept_by(key)
+                part = self._kept_by(key)
                 if part is None:
                     part = read(path, canvas)
                     self._keep(key, part)
@@ -73,8 +73,8 @@ class ImagePartCache:
                     del self._reading[key]
         return part
 
-    def kept_by(self, key: _Key) -> ImagePart | None:
-        """Return the part kept under `key` (made the most recently used), or None."""
+    def _kept_by(self, key: _Key) -> ImagePart | None:
+        # the part kept under `key`, made the most recently used; None when there is none
         with self._lock:
             part = self._parts.get(key)
             if part is not None:
