@@ -9,22 +9,25 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcot.canvas import _validate as v
 from mcot.canvas._editing_ops import DEFAULT_ZOOM
 from mcot.canvas._elements import anchors, build_props, transformed, updated_props
 from mcot.canvas._errors import CanvasError
-from mcot.canvas._image import check_size, flatten, open_image
+from mcot.canvas._figures import Figure, Opening, open_figure
+from mcot.canvas._image import check_size, flatten
 from mcot.canvas._limits import MAX_ELEMENTS, MAX_SCALE, MAX_SIDE, MAX_ZOOM, MAX_ZOOM_SIDE, MIN_GRID_STEP
 from mcot.canvas._ops import find_op, op_spec, record_ops
-from mcot.canvas._png import PngWriter
 from mcot.canvas._style import default_grid_step
 from mcot.canvas._svg import svg_document
 from mcot.canvas._types import Element, Observation, Snapshot
 from PIL import Image
 
 from mcot.core.geometry import Affine, reflection, rotation, scaling, translation
+
+if TYPE_CHECKING:
+    from mcot.canvas._png import PngWriter
 
 PNG_LEVEL = 1
 """zlib level for every PNG the canvas encodes: level 1 is several times cheaper than the default at a
@@ -107,19 +110,26 @@ class Canvas:
         self._surface: Any = None
         self._surface_buf: bytearray | None = None
         self._pending: list[Element] = []
+        self._buffer: tuple[int, bytearray] | None = None  # the rendering's cairo pixels, per version
         self._image: tuple[int, Image.Image] | None = None
         self._snapshot: tuple[int, Snapshot] | None = None
         self._observations: dict[tuple[int, int, str], Observation] = {}
         # PNG writers that keep the last image's compressed row bands: a step recompresses only what it changed
-        self._png = PngWriter(PNG_LEVEL)
-        self._scaled_png = PngWriter(PNG_LEVEL)
+        # (made at the first snapshot: a canvas replayed to read its elements encodes nothing)
+        self._png: PngWriter | None = None
+        self._scaled_png: PngWriter | None = None
+        self._png_holds_base = False  # the full-size writer's bands are the base image's, from its Pillow pixels
+        self._figure: Figure | None = None  # the file's figure (from_path): its opening is written once a process
 
     # ----------------------------------------------------------------- construction and replay
 
     @classmethod
     def from_path(cls, path: str | Path) -> Canvas:
         """Return a canvas over the image at ``path`` (size-checked before decoding, flattened to RGB)."""
-        return cls(base=open_image(path), copy_base=False)  # a flattened RGB image nobody else holds
+        figure = open_figure(path)
+        canvas = cls(base=figure.image, copy_base=False)  # a flattened RGB image that no canvas modifies
+        canvas._figure = figure
+        return canvas
 
     @classmethod
     def replay(cls, base: Image.Image | tuple[int, int], records: Iterable[Mapping[str, Any]]) -> Canvas:
@@ -380,6 +390,8 @@ class Canvas:
         self._surface = None
         self._surface_buf = None
         self._pending = []
+        if self._buffer is not None and self._buffer[0] > checkpoint.version:
+            self._buffer = None
         if self._image is not None and self._image[0] > checkpoint.version:
             self._image = None
         if self._snapshot is not None and self._snapshot[0] > checkpoint.version:
@@ -392,8 +404,18 @@ class Canvas:
         """Return the full-resolution rendering as PNG bytes with their sha256 (cached until the next change)."""
         if self._snapshot is not None and self._snapshot[0] == self._version:
             return self._snapshot[1]
-        png = self._png.encode(self._rendered())
-        snap = Snapshot(png=png, sha256=hashlib.sha256(png).hexdigest(), width=self.width, height=self.height)
+        buffer = self._cairo_rendering()
+        opening = self._figure.opening if self._figure is not None and buffer is None else None
+        if opening is not None and self._png is None:
+            self._png, snap = opening.writer.copy(), opening.snapshot  # the figure's opening, written before
+        else:
+            if self._png is None:
+                self._png = _writer()
+            png = self._png.encode(self.base) if buffer is None else self._png.encode_cairo(buffer, *self._size)
+            snap = Snapshot(png=png, sha256=hashlib.sha256(png).hexdigest(), width=self.width, height=self.height)
+            if buffer is None and self._figure is not None and self._figure.opening is None:
+                self._figure.opening = Opening(snap, self._png.copy())
+        self._png_holds_base = buffer is None
         self._snapshot = (self._version, snap)
         return snap
 
@@ -418,7 +440,11 @@ class Canvas:
             if scale < 1.0:
                 size = (max(1, round(self.width * scale)), max(1, round(self.height * scale)))
                 image = image.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
-            data = self._scaled_png.encode(image) if fmt == "png" else _encode_jpeg(image)
+            if fmt == "png":
+                self._scaled_png = self._scaled_png or _writer()
+                data = self._scaled_png.encode(image)
+            else:
+                data = _encode_jpeg(image)
             media = "image/png" if fmt == "png" else "image/jpeg"
             result = Observation(data, media, hashlib.sha256(data).hexdigest(), image.width, image.height)
         self._observations = {k: o for k, o in self._observations.items() if k[0] == self._version}
@@ -543,28 +569,45 @@ class Canvas:
         if self._image is not None and self._image[0] == self._version:
             return self._image[1]
         if not self._elements and self._grid is None:
-            # nothing drawn yet (a solve's first observation): the rendering is the base, pixel for pixel, so
-            # neither cairo nor the round trip through its pixel format is needed (nor loaded) for it
-            self._image = (self._version, self.base)
-            return self.base
-        from mcot.canvas import _render
+            image = self.base  # nothing drawn: the rendering is the base, pixel for pixel
+        else:
+            from mcot.canvas import _render
 
-        base_surface, base_buffer = self._pixels()
-        if self._surface is None:
-            self._surface, self._surface_buf = _render.copy_surface(base_buffer, self.width, self.height)
-            _render.draw_elements(self._surface, list(self._elements.values()), base_surface)
-            self._pending = []
-        elif self._pending:
-            _render.draw_elements(self._surface, self._pending, base_surface)
-            self._pending = []
-        buffer = self._surface_buf
-        assert buffer is not None
-        if self._grid is not None:
-            surface, buffer = _render.copy_surface(buffer, self.width, self.height)
-            _render.paint_grid(surface, self.width, self.height, self._grid)
-        image = _render.image_from_buffer(buffer, self.width, self.height)
+            buffer = self._cairo_rendering()
+            assert buffer is not None
+            image = _render.image_from_buffer(buffer, self.width, self.height)
         self._image = (self._version, image)
         return image
+
+    def _cairo_rendering(self) -> bytearray | None:
+        """Return the current rendering as cairo RGB24 pixels (cached per version; do not modify them), or None
+        while nothing is drawn and no cairo pixels were made: then the rendering is the base image."""
+        if self._buffer is not None and self._buffer[0] == self._version:
+            return self._buffer[1]
+        if not self._elements and self._grid is None:
+            # a solve's first observation: neither cairo nor the round trip through its pixel format is needed
+            # (nor loaded) for it
+            if self._base_pixels is None:
+                return None
+            buffer = self._base_pixels[1]
+        else:
+            from mcot.canvas import _render
+
+            base_surface, base_buffer = self._pixels()
+            if self._surface is None:
+                self._surface, self._surface_buf = _render.copy_surface(base_buffer, self.width, self.height)
+                _render.draw_elements(self._surface, list(self._elements.values()), base_surface)
+                self._pending = []
+            elif self._pending:
+                _render.draw_elements(self._surface, self._pending, base_surface)
+                self._pending = []
+            assert self._surface_buf is not None
+            buffer = self._surface_buf
+            if self._grid is not None:
+                surface, buffer = _render.copy_surface(buffer, self.width, self.height)
+                _render.paint_grid(surface, self.width, self.height, self._grid)
+        self._buffer = (self._version, buffer)
+        return buffer
 
     def _pixels(self) -> tuple[Any, bytearray]:
         """Return the base as a cairo surface and the buffer behind it, made on first use."""
@@ -572,6 +615,10 @@ class Canvas:
             from mcot.canvas import _render
 
             self._base_pixels = _render.surface_from_image(self.base)
+            if self._png is not None and self._png_holds_base:
+                # the writer's bands are of these very pixels: the next snapshot compresses only what changed
+                self._png.rekey(self._base_pixels[1], *self._size)
+                self._png_holds_base = False
         return self._base_pixels
 
     def render_full(self) -> Image.Image:
@@ -599,6 +646,13 @@ def _center(targets: list[Element]) -> list[float]:
     pts = [q for e in targets for q in anchors(e)]
     xs, ys = [q[0] for q in pts], [q[1] for q in pts]
     return [round((min(xs) + max(xs)) / 2, 9), round((min(ys) + max(ys)) / 2, 9)]
+
+
+def _writer() -> PngWriter:
+    """Return a new PNG writer at PNG_LEVEL (its module loads numpy: imported when a canvas first encodes)."""
+    from mcot.canvas._png import PngWriter
+
+    return PngWriter(PNG_LEVEL)
 
 
 def _encode_jpeg(image: Image.Image) -> bytes:

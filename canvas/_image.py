@@ -40,7 +40,8 @@ def open_image(path: str | Path) -> Image.Image:
             with Image.open(path) as image:
                 check_size(*image.size, what=f"image {str(path)!r}")
                 image.load()
-                return flatten(image)
+                # a freshly decoded RGB image is nobody else's: taken as it is, without flatten's copy
+                return image if image.mode == "RGB" else flatten(image)
     except CanvasError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:

@@ -8,6 +8,11 @@ The rows are compressed in bands of `BAND_ROWS`, each band on its own (a fresh d
 flush, so a band's bytes depend on its pixels alone) and the bands joined into one zlib stream. A `PngWriter`
 keeps the last image's bands: a drawing step changes a few bands, and only those are compressed again. The
 bytes are the same whether a band was compressed now or kept, so one image always has one PNG.
+
+The pixels come as a Pillow RGB image (`encode`) or as the canvas's cairo buffer (`encode_cairo`), which is read
+in place: a rendering is never copied into a Pillow image to be written. A kept band remembers its pixels in
+the layout they came in; `rekey` tells the writer that a cairo buffer holds the image it wrote last, so that
+the first drawing step after the opening observation compresses only the bands it changed.
 """
 
 from __future__ import annotations
@@ -15,8 +20,10 @@ from __future__ import annotations
 import io
 import struct
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+import numpy as np
+from mcot.canvas._pixels import cairo_pixels, image_pixels, png_rows
 from PIL import Image
 
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -47,6 +54,7 @@ def _adler32_combine(first: int, second: int, second_length: int) -> int:
 @dataclass
 class _Band:
     pixels: bytes
+    """The band's pixels in the layout they came in (RGB or cairo's): what the next image's band is compared with."""
     deflated: bytes
     adler: int
     length: int
@@ -57,7 +65,8 @@ class PngWriter:
     """Encodes RGB images as PNG at zlib `level`, recompressing only the row bands that differ from the last image."""
 
     level: int = 1
-    _size: tuple[int, int] | None = None
+    _layout: tuple[int, int, int] | None = None
+    """(width, height, bytes a pixel) of the kept bands' pixels."""
     _bands: list[_Band] = field(default_factory=list)
 
     def encode(self, image: Image.Image) -> bytes:
@@ -66,17 +75,46 @@ class PngWriter:
             buffer = io.BytesIO()
             image.save(buffer, format="PNG", compress_level=self.level)
             return buffer.getvalue()
-        width, height = image.size
-        if self._size != (width, height):
-            self._size, self._bands = (width, height), []
-        pixels = image.tobytes()
-        stride = width * 3
+        return self._encode(image_pixels(image))
+
+    def encode_cairo(self, buffer: bytes | bytearray, width: int, height: int) -> bytes:
+        """Return the pixels of a cairo RGB24 buffer (stride `width` * 4) as the PNG bytes `encode` gives their
+        RGB image."""
+        return self._encode(cairo_pixels(buffer, width, height))
+
+    def copy(self) -> PngWriter:
+        """Return a writer at the same level keeping the same bands (bands are never changed, only replaced)."""
+        return PngWriter(self.level, self._layout, list(self._bands))
+
+    def rekey(self, buffer: bytes | bytearray, width: int, height: int) -> None:
+        """Take a cairo RGB24 buffer holding the pixels of the image encoded last as the kept bands' pixels (the
+        caller vouches for that); a writer that kept no bands of an image that size is left as it is."""
+        if self._layout != (width, height, 3):
+            return
+        pixels = cairo_pixels(buffer, width, height)
+        self._bands = [
+            replace(band, pixels=pixels[index * BAND_ROWS : (index + 1) * BAND_ROWS].tobytes())
+            for index, band in enumerate(self._bands)
+        ]
+        self._layout = (width, height, 4)
+
+    def _encode(self, pixels: np.ndarray) -> bytes:
+        height, width, depth = pixels.shape
+        if self._layout != (width, height, depth):
+            self._layout, self._bands = (width, height, depth), []
+        # with nothing kept every band is compressed: its rows are made in one pass over the whole image
+        rows = png_rows(pixels) if not self._bands else None
+        line = width * 3 + 1
         bands: list[_Band] = []
         for index, top in enumerate(range(0, height, BAND_ROWS)):
-            rows = min(BAND_ROWS, height - top)
-            part = pixels[top * stride : (top + rows) * stride]
+            part = pixels[top : top + BAND_ROWS]
+            key = part.tobytes()
             kept = self._bands[index] if index < len(self._bands) else None
-            bands.append(kept if kept is not None and kept.pixels == part else self._band(part, stride, rows))
+            if kept is not None and kept.pixels == key:
+                bands.append(kept)
+            else:
+                raw = png_rows(part) if rows is None else rows[top * line : (top + BAND_ROWS) * line]
+                bands.append(self._band(raw, key))
         self._bands = bands
         adler = 1
         for band in bands:
@@ -86,15 +124,10 @@ class PngWriter:
         idat = stream + struct.pack(">I", adler)
         return _SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", idat) + _chunk(b"IEND", b"")
 
-    def _band(self, part: bytes, stride: int, rows: int) -> _Band:
-        raw = bytearray((stride + 1) * rows)  # each row: filter type 0 (none), then its pixels
-        view = memoryview(part)
-        for y in range(rows):
-            start = y * (stride + 1) + 1
-            raw[start : start + stride] = view[y * stride : (y + 1) * stride]
+    def _band(self, raw: bytes, key: bytes) -> _Band:
         deflate = zlib.compressobj(self.level, zlib.DEFLATED, -zlib.MAX_WBITS)
         deflated = deflate.compress(raw) + deflate.flush(zlib.Z_FULL_FLUSH)
-        return _Band(part, deflated, zlib.adler32(raw), len(raw))
+        return _Band(key, deflated, zlib.adler32(raw), len(raw))
 
 
 def _zlib_header(level: int) -> bytes:

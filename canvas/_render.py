@@ -13,6 +13,7 @@ from typing import cast
 
 import cairocffi as cairo
 from mcot.canvas._ops import DrawFn, element_kind, resolve
+from mcot.canvas._pixels import cairo_buffer
 from mcot.canvas._style import FONT_FACE, HALO, arrow_head, dash, halo_width, label_place
 from mcot.canvas._types import Element
 from mcot.canvas._validate import rgb
@@ -25,7 +26,7 @@ _RAW_MODE = "BGRX" if sys.byteorder == "little" else "XRGB"
 def surface_from_image(image: Image.Image) -> tuple[cairo.ImageSurface, bytearray]:
     """Return a cairo RGB24 surface holding a copy of an RGB Pillow image, and the buffer behind it."""
     width, height = image.size
-    buffer = bytearray(image.tobytes("raw", _RAW_MODE))
+    buffer = cairo_buffer(image)
     surface = cairo.ImageSurface.create_for_data(buffer, cairo.FORMAT_RGB24, width, height, width * 4)
     return surface, buffer
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import sys
 import zlib
 
 from mcot.canvas import Canvas
@@ -86,3 +87,55 @@ def test_a_canvas_step_changes_the_snapshot_as_a_fresh_encoding_would() -> None:
     canvas.draw_line([10, 150], [290, 160], color="blue")
     snapshot = canvas.snapshot()
     assert snapshot.png == encode_png(canvas.render_full())
+
+
+def test_a_cairo_buffer_is_written_as_its_rgb_image_is() -> None:
+    from mcot.canvas._pixels import cairo_buffer
+    from mcot.canvas._png import PngWriter
+
+    image = _diagram()
+    buffer = cairo_buffer(image)
+    assert bytes(buffer) == image.tobytes("raw", "BGRX" if sys.byteorder == "little" else "XRGB")
+    assert PngWriter(1).encode_cairo(buffer, *image.size) == encode_png(image)
+
+
+def test_a_rekeyed_writer_compresses_only_the_bands_a_drawing_changed() -> None:
+    from mcot.canvas._pixels import cairo_buffer
+    from mcot.canvas._png import BAND_ROWS, PngWriter
+
+    image = Image.new("RGB", (90, BAND_ROWS * 4), "white")
+    writer = PngWriter(1)
+    writer.encode(image)  # the opening: the bands keep Pillow's RGB pixels
+    kept = list(writer._bands)
+    buffer = cairo_buffer(image)
+    writer.rekey(buffer, *image.size)  # the same pixels, now in cairo's layout
+    ImageDraw.Draw(image).line((0, BAND_ROWS * 3 + 2, 89, BAND_ROWS * 3 + 5), fill=(0, 0, 255), width=2)
+    drawn = cairo_buffer(image)
+    assert writer.encode_cairo(drawn, *image.size) == encode_png(image)
+    assert [i for i, band in enumerate(writer._bands) if band.deflated is not kept[i].deflated] == [3]
+
+
+def test_rekey_leaves_a_writer_of_another_size_alone() -> None:
+    from mcot.canvas._pixels import cairo_buffer
+    from mcot.canvas._png import PngWriter
+
+    writer = PngWriter(1)
+    small, large = Image.new("RGB", (10, 10), "red"), Image.new("RGB", (20, 20), "red")
+    writer.encode(small)
+    writer.rekey(cairo_buffer(large), *large.size)
+    assert writer.encode_cairo(cairo_buffer(large), *large.size) == encode_png(large)
+    assert writer.encode(small) == encode_png(small)
+
+
+def test_a_canvas_first_step_after_its_opening_recompresses_only_what_it_drew() -> None:
+    from mcot.canvas._png import BAND_ROWS
+
+    canvas = Canvas(base=Image.new("RGB", (200, BAND_ROWS * 6), (250, 250, 240)))
+    canvas.snapshot()  # the opening observation: from the base image, before any cairo pixels exist
+    writer = canvas._png
+    assert writer is not None
+    kept = [band.deflated for band in writer._bands]
+    canvas.draw_line([5, BAND_ROWS * 4 + 3], [190, BAND_ROWS * 4 + 6], color="red")
+    snapshot = canvas.snapshot()
+    assert snapshot.png == encode_png(canvas.render_full())
+    assert [i for i, band in enumerate(writer._bands) if band.deflated is not kept[i]] == [4]

@@ -570,8 +570,9 @@ def _check_error(name: Any, result: ToolResult, where: str) -> None:
     assert result.error and result.text.startswith("Error:") and not result.drawn and result.image is None, where
     assert len(result.text) <= ERROR_CHARS, f"{where}: error of {len(result.text)} chars: {result.text[:200]}"
     assert "Traceback" not in result.text and 'File "' not in result.text, f"{where}: {result.text}"
-    if isinstance(name, str) and name in TOOLS:
-        assert result.error.startswith(f"{name}") or f"tool {name!r}" in result.error, f"{where}: {result.error}"
+    known = name.strip().lower() if isinstance(name, str) else None  # tool names are looked up without case
+    if known in TOOLS:
+        assert result.error.startswith(f"{known}") or f"tool {name!r}" in result.error, f"{where}: {result.error}"
     else:
         assert "there is no tool named" in result.error and "Available tools" in result.error, result.error
 
