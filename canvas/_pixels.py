@@ -12,7 +12,9 @@ import sys
 import numpy as np
 from PIL import Image
 
-CAIRO_RGB = (2, 1, 0) if sys.byteorder == "little" else (1, 2, 3)
+CAIRO_RAW_MODE = "BGRX" if sys.byteorder == "little" else "XRGB"
+"""Pillow's name for the byte order of a cairo RGB24 pixel in memory on this machine."""
+CAIRO_RGB = tuple(CAIRO_RAW_MODE.index(channel) for channel in "RGB")
 """Where R, G and B sit in the 4 bytes of a cairo RGB24 pixel on this machine."""
 
 

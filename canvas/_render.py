@@ -7,20 +7,16 @@ time onto a cached surface gives exactly the pixels of drawing them all at once 
 from __future__ import annotations
 
 import math
-import sys
 from functools import lru_cache
 from typing import cast
 
 import cairocffi as cairo
 from mcot.canvas._ops import DrawFn, element_kind, resolve
-from mcot.canvas._pixels import cairo_buffer
+from mcot.canvas._pixels import CAIRO_RAW_MODE, cairo_buffer
 from mcot.canvas._style import FONT_FACE, HALO, arrow_head, dash, halo_width, label_place
 from mcot.canvas._types import Element
 from mcot.canvas._validate import rgb
 from PIL import Image
-
-_RAW_MODE = "BGRX" if sys.byteorder == "little" else "XRGB"
-"""Byte order of a cairo RGB24 pixel in memory."""
 
 
 def surface_from_image(image: Image.Image) -> tuple[cairo.ImageSurface, bytearray]:
@@ -41,7 +37,7 @@ def copy_surface(buffer: bytes | bytearray, width: int, height: int) -> tuple[ca
 def image_from_buffer(buffer: bytes | bytearray, width: int, height: int) -> Image.Image:
     """Return a new RGB Pillow image with the pixels of an RGB24 surface buffer."""
     # the cast: Pillow < 13's stubs (which the `openenv` extra's gradio pins) do not list bytearray; it is taken
-    return Image.frombuffer("RGB", (width, height), cast(bytes, buffer), "raw", _RAW_MODE, width * 4, 1)
+    return Image.frombuffer("RGB", (width, height), cast(bytes, buffer), "raw", CAIRO_RAW_MODE, width * 4, 1)
 
 
 def draw_elements(surface: cairo.ImageSurface, elements: list[Element], base: cairo.ImageSurface) -> None:
